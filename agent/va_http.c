@@ -1,0 +1,355 @@
+/* va_http: libcurl easy handle per worker, timed requests. */
+#include "va_http.h"
+
+#include <curl/curl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "vc_clock.h"
+#include "vc_log.h"
+
+struct va_http_t {
+    CURL *curl;
+    va_http_opts_t opts;
+    char *ca_bundle;
+    char user_agent[64];
+    char *buf; /* memory sink */
+    size_t len, cap, max;
+    int truncated;
+    const va_http_req_t *req;
+    va_http_resp_t *resp;
+    size_t upload_pos;   /* in-memory body read position */
+    char errbuf[CURL_ERROR_SIZE];
+};
+
+static pthread_once_t global_once = PTHREAD_ONCE_INIT;
+static void global_init_once(void) { curl_global_init(CURL_GLOBAL_DEFAULT); }
+void va_http_global_init(void) { pthread_once(&global_once, global_init_once); }
+
+va_http_t *va_http_new(const va_http_opts_t *opts)
+{
+    va_http_global_init();
+    va_http_t *self = calloc(1, sizeof *self);
+    if (!self)
+        return NULL;
+    self->opts.verify_tls = 1;
+    self->opts.connect_timeout_ms = 10000;
+    if (opts) {
+        self->opts = *opts;
+        if (!self->opts.connect_timeout_ms)
+            self->opts.connect_timeout_ms = 10000;
+    }
+    if (opts && opts->ca_bundle && !(self->ca_bundle = strdup(opts->ca_bundle)))
+        goto fail;
+    snprintf(self->user_agent, sizeof self->user_agent, "%s",
+             opts && opts->user_agent ? opts->user_agent : "vantage/" VANTAGE_VERSION);
+    self->curl = curl_easy_init();
+    if (!self->curl)
+        goto fail;
+    return self;
+fail:
+    va_http_destroy(&self);
+    return NULL;
+}
+
+void va_http_destroy(va_http_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    va_http_t *self = *self_p;
+    if (self->curl)
+        curl_easy_cleanup(self->curl);
+    free(self->ca_bundle);
+    free(self->buf);
+    free(self);
+    *self_p = NULL;
+}
+
+static size_t on_write(char *data, size_t size, size_t nmemb, void *userp)
+{
+    va_http_t *self = userp;
+    size_t n = size * nmemb;
+    self->resp->bytes_recv += (int64_t)n;
+    switch (self->req->sink) {
+    case VA_SINK_DISCARD:
+        return n;
+    case VA_SINK_FILE:
+        return fwrite(data, 1, n, self->req->sink_file);
+    case VA_SINK_MEMORY:
+    default:
+        break;
+    }
+    if (self->len + n > self->max) {
+        self->truncated = 1;
+        return 0; /* abort: CURLE_WRITE_ERROR */
+    }
+    if (self->len + n + 1 > self->cap) {
+        size_t cap = self->cap ? self->cap : 16384;
+        while (cap < self->len + n + 1)
+            cap *= 2;
+        char *p = realloc(self->buf, cap);
+        if (!p)
+            return 0;
+        self->buf = p;
+        self->cap = cap;
+    }
+    memcpy(self->buf + self->len, data, n);
+    self->len += n;
+    return n;
+}
+
+static size_t on_read(char *out, size_t size, size_t nmemb, void *userp)
+{
+    va_http_t *self = userp;
+    size_t want = size * nmemb;
+    const va_http_req_t *req = self->req;
+    if (req->body_file) {
+        size_t got = fread(out, 1, want, req->body_file);
+        if (got == 0 && ferror(req->body_file))
+            return CURL_READFUNC_ABORT;
+        return got;
+    }
+    size_t left = req->body_len - self->upload_pos;
+    size_t n = left < want ? left : want;
+    if (n)
+        memcpy(out, (const char *)req->body + self->upload_pos, n);
+    self->upload_pos += n;
+    return n;
+}
+
+/* Lets libcurl rewind the body when a redirect (AIS 307) or an auth retry
+ * needs it sent again. */
+static int on_seek(void *userp, curl_off_t offset, int origin)
+{
+    va_http_t *self = userp;
+    if (origin != SEEK_SET)
+        return CURL_SEEKFUNC_CANTSEEK;
+    if (self->req->body_file)
+        return fseeko(self->req->body_file, (off_t)offset, SEEK_SET) == 0 ? CURL_SEEKFUNC_OK
+                                                                          : CURL_SEEKFUNC_FAIL;
+    if ((size_t)offset > self->req->body_len)
+        return CURL_SEEKFUNC_FAIL;
+    self->upload_pos = (size_t)offset;
+    return CURL_SEEKFUNC_OK;
+}
+
+static size_t on_header(char *data, size_t size, size_t nmemb, void *userp)
+{
+    va_http_t *self = userp;
+    size_t n = size * nmemb;
+    va_http_resp_t *r = self->resp;
+    if (n >= 5 && strncmp(data, "HTTP/", 5) == 0) {
+        r->nheaders = 0; /* a new response (after a redirect): keep the final one's */
+        return n;
+    }
+    const char *colon = memchr(data, ':', n);
+    if (!colon || r->nheaders >= VA_HTTP_MAX_HEADERS)
+        return n;
+    va_http_header_t *h = &r->header[r->nheaders];
+    size_t nl = (size_t)(colon - data);
+    if (nl >= sizeof h->name)
+        return n;
+    memcpy(h->name, data, nl);
+    h->name[nl] = '\0';
+    const char *v = colon + 1, *end = data + n;
+    while (v < end && (*v == ' ' || *v == '\t'))
+        v++;
+    while (end > v && (end[-1] == '\r' || end[-1] == '\n' || end[-1] == ' '))
+        end--;
+    size_t vl = (size_t)(end - v);
+    if (vl >= sizeof h->value)
+        vl = sizeof h->value - 1;
+    memcpy(h->value, v, vl);
+    h->value[vl] = '\0';
+    r->nheaders++;
+    return n;
+}
+
+static int32_t us_or_unknown(CURL *c, CURLINFO what)
+{
+    curl_off_t v = 0;
+    if (curl_easy_getinfo(c, what, &v) != CURLE_OK || v <= 0)
+        return -1;
+    return v > INT32_MAX ? INT32_MAX : (int32_t)v;
+}
+
+static void describe_error(va_http_t *self, CURLcode rc)
+{
+    va_http_resp_t *r = self->resp;
+    CURLU *u = curl_url();
+    char *host = NULL, *port = NULL;
+    if (u && curl_url_set(u, CURLUPART_URL, self->req->url, 0) == CURLUE_OK) {
+        curl_url_get(u, CURLUPART_HOST, &host, 0);
+        curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT);
+    }
+    snprintf(r->error, sizeof r->error, "%s:%s: %s", host ? host : "?", port ? port : "?",
+             self->errbuf[0] ? self->errbuf : curl_easy_strerror(rc));
+    curl_free(host);
+    curl_free(port);
+    curl_url_cleanup(u);
+}
+
+vc_status_t va_http_do(va_http_t *self, const va_http_req_t *req, va_http_resp_t *resp)
+{
+    CURL *c = self->curl;
+    memset(resp, 0, sizeof *resp);
+    resp->dns_us = resp->connect_us = resp->tls_us = resp->ttfb_us = -1;
+    self->req = req;
+    self->resp = resp;
+    self->len = 0;
+    self->truncated = 0;
+    self->upload_pos = 0;
+    self->max = req->max_body ? req->max_body : (size_t)64 << 20;
+    self->errbuf[0] = '\0';
+
+    /* reset per-request options but keep the connection cache */
+    curl_easy_reset(c);
+    curl_easy_setopt(c, CURLOPT_URL, req->url);
+    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, self->errbuf);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_USERAGENT, self->user_agent);
+    curl_easy_setopt(c, CURLOPT_TCP_NODELAY, 1L);
+    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, self->opts.connect_timeout_ms);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, req->timeout_ms > 0 ? req->timeout_ms : 60000L);
+    curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, self->opts.verify_tls ? 1L : 0L);
+    curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, self->opts.verify_tls ? 2L : 0L);
+    if (self->ca_bundle)
+        curl_easy_setopt(c, CURLOPT_CAINFO, self->ca_bundle);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_write);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, self);
+    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(c, CURLOPT_HEADERDATA, self);
+    if (req->follow_redirects) {
+        curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+        curl_easy_setopt(c, CURLOPT_MAXREDIRS, 5L);
+        /* keep the method (PUT/DELETE/HEAD) across 301/302 as AIS expects */
+        curl_easy_setopt(c, CURLOPT_POSTREDIR, (long)CURL_REDIR_POST_ALL);
+    }
+
+    struct curl_slist *hl = NULL;
+    for (const char *const *h = req->headers; h && *h; h++) {
+        struct curl_slist *n = curl_slist_append(hl, *h);
+        if (!n) {
+            curl_slist_free_all(hl);
+            return VC_ERR_NOMEM;
+        }
+        hl = n;
+    }
+    /* no 100-continue round trip: it would add an RTT to every PUT */
+    hl = curl_slist_append(hl, "Expect:");
+
+    const char *m = req->method ? req->method : "GET";
+    int has_body = req->body || req->body_file;
+    if (strcmp(m, "HEAD") == 0) {
+        curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+    } else if (strcmp(m, "PUT") == 0 || (has_body && strcmp(m, "POST") == 0)) {
+        curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
+        curl_easy_setopt(c, CURLOPT_READFUNCTION, on_read);
+        curl_easy_setopt(c, CURLOPT_READDATA, self);
+        curl_easy_setopt(c, CURLOPT_SEEKFUNCTION, on_seek);
+        curl_easy_setopt(c, CURLOPT_SEEKDATA, self);
+        curl_easy_setopt(c, CURLOPT_INFILESIZE_LARGE,
+                         (curl_off_t)(req->body_file ? req->body_file_len : (int64_t)req->body_len));
+        if (strcmp(m, "PUT") != 0)
+            curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, m);
+    } else if (has_body) {
+        /* AIS sends JSON bodies with GET and DELETE */
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, req->body);
+        curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
+        curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, m);
+    } else if (strcmp(m, "GET") != 0) {
+        curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, m);
+    }
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, hl);
+
+    int64_t u0, s0, u1, s1;
+    vc_thread_cpu_us(&u0, &s0);
+    vc_mono_ns_t t0 = vc_mono_now();
+    CURLcode rc = curl_easy_perform(c);
+    resp->duration_ns = vc_mono_now() - t0;
+    vc_thread_cpu_us(&u1, &s1);
+    curl_slist_free_all(hl);
+
+    resp->cpu_user_us = u1 - u0;
+    resp->cpu_sys_us = s1 - s0;
+    resp->curl_code = (int)rc;
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &resp->status);
+    curl_easy_getinfo(c, CURLINFO_REDIRECT_COUNT, &resp->redirects);
+    resp->dns_us = us_or_unknown(c, CURLINFO_NAMELOOKUP_TIME_T);
+    resp->connect_us = us_or_unknown(c, CURLINFO_CONNECT_TIME_T);
+    resp->tls_us = us_or_unknown(c, CURLINFO_APPCONNECT_TIME_T);
+    resp->ttfb_us = us_or_unknown(c, CURLINFO_STARTTRANSFER_TIME_T);
+    curl_off_t up = 0;
+    curl_easy_getinfo(c, CURLINFO_SIZE_UPLOAD_T, &up);
+    resp->bytes_sent = (int64_t)up;
+    if (req->sink == VA_SINK_MEMORY) {
+        if (!self->buf && !(self->buf = malloc(self->cap = 1)))
+            self->cap = 0;
+        if (self->buf)
+            self->buf[self->len] = '\0';
+        resp->body = self->buf;
+        resp->body_len = self->len;
+    }
+    resp->body_truncated = self->truncated;
+    self->req = NULL;
+    self->resp = NULL;
+
+    if (rc == CURLE_OK)
+        return VC_OK;
+    describe_error(self, rc);
+    if (self->truncated) {
+        snprintf(resp->error, sizeof resp->error, "reply body larger than %zu bytes", self->max);
+        return VC_ERR_PROTO;
+    }
+    if (rc == CURLE_OPERATION_TIMEDOUT)
+        return VC_ERR_TIMEOUT;
+    return VC_ERR_NET;
+}
+
+const char *va_http_resp_header(const va_http_resp_t *resp, const char *name)
+{
+    for (int i = 0; i < resp->nheaders; i++)
+        if (strcasecmp(resp->header[i].name, name) == 0)
+            return resp->header[i].value;
+    return NULL;
+}
+
+vc_errclass_t va_http_status_class(long status, const char *code)
+{
+    if (status == 429 || (status == 503 && (!code || !*code || strcmp(code, "SlowDown") == 0)))
+        return VC_EC_THROTTLED;
+    if (status >= 500)
+        return VC_EC_SERVER;
+    if (status >= 400)
+        return VC_EC_CLIENT;
+    return VC_EC_NONE;
+}
+
+void va_http_fill_sample(const va_http_resp_t *resp, vc_sample_t *s)
+{
+    s->duration_ns = resp->duration_ns;
+    s->dns_us = resp->dns_us;
+    s->connect_us = resp->connect_us;
+    s->tls_us = resp->tls_us;
+    s->ttfb_us = resp->ttfb_us;
+    s->bytes_sent = resp->bytes_sent;
+    s->bytes_recv = resp->bytes_recv;
+    s->http_status = (int32_t)resp->status;
+    s->cpu_user_us = resp->cpu_user_us;
+    s->cpu_sys_us = resp->cpu_sys_us;
+    if (resp->curl_code == CURLE_OPERATION_TIMEDOUT) {
+        s->err_class = VC_EC_TIMEOUT;
+        VC_SAMPLE_SET(s, err_code, "Timeout");
+        VC_SAMPLE_SET(s, err_msg, resp->error);
+    } else if (resp->curl_code != CURLE_OK && !resp->body_truncated) {
+        s->err_class = resp->status ? VC_EC_PROTOCOL : VC_EC_CONNECT;
+        VC_SAMPLE_SET(s, err_code, curl_easy_strerror((CURLcode)resp->curl_code));
+        VC_SAMPLE_SET(s, err_msg, resp->error);
+    } else if (resp->body_truncated) {
+        s->err_class = VC_EC_PROTOCOL;
+        VC_SAMPLE_SET(s, err_code, "BodyTooLarge");
+        VC_SAMPLE_SET(s, err_msg, resp->error);
+    }
+}

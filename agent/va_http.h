@@ -1,0 +1,92 @@
+/* va_http: one keep-alive HTTP connection (a libcurl easy handle) per
+ * worker, and the timing record of every request made on it. Both object-store
+ * clients (va_s3, va_ais) send through this, so S3 and AIS samples carry the
+ * same phases, byte counts, status and CPU time.
+ * A request never retries by itself: what is sent once is timed once. */
+#ifndef VA_HTTP_H
+#define VA_HTTP_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "vc_sample.h"
+#include "vc_status.h"
+
+typedef struct va_http_t va_http_t;
+
+typedef enum {
+    VA_SINK_MEMORY = 0, /* keep the body in memory (up to max_body) */
+    VA_SINK_DISCARD,    /* count the bytes, keep nothing */
+    VA_SINK_FILE,       /* stream into sink_file */
+} va_sink_t;
+
+typedef struct {
+    int verify_tls;          /* default 1 */
+    const char *ca_bundle;   /* NULL: the system's */
+    long connect_timeout_ms; /* default 10000 */
+    const char *user_agent;  /* default "vantage/<version>" */
+} va_http_opts_t;
+
+#define VA_HTTP_MAX_HEADERS 32
+
+typedef struct {
+    const char *method;       /* GET PUT HEAD DELETE POST */
+    const char *url;          /* fully encoded */
+    const char *const *headers; /* NULL-terminated "Name: value" lines, may be NULL */
+    const void *body;         /* in-memory body (rewindable by construction) */
+    size_t body_len;
+    FILE *body_file;          /* or a file body, streamed and rewound on redirect */
+    int64_t body_file_len;
+    va_sink_t sink;
+    FILE *sink_file;
+    size_t max_body;          /* memory sink cap; 0 means 64 MiB; larger bodies fail as protocol errors */
+    long timeout_ms;          /* whole request; 0 means 60000 */
+    int follow_redirects;     /* follow 301/302/307/308, re-sending the body */
+} va_http_req_t;
+
+typedef struct {
+    char name[64];
+    char value[512];
+} va_http_header_t;
+
+typedef struct {
+    long status;              /* final HTTP status, 0 if no response */
+    char *body;               /* memory sink: NUL-terminated; owned by the va_http_t, valid until its next request */
+    size_t body_len;
+    int body_truncated;       /* the memory sink hit max_body */
+    int64_t bytes_sent;       /* request body bytes uploaded */
+    int64_t bytes_recv;       /* response body bytes received */
+    int64_t duration_ns;      /* monotonic, around the whole transfer */
+    int32_t dns_us, connect_us, tls_us, ttfb_us; /* from request start, -1 unknown */
+    int64_t cpu_user_us, cpu_sys_us;
+    long redirects;
+    int curl_code;            /* CURLcode, 0 on success */
+    char error[256];          /* transport error naming host:port, empty on success */
+    int nheaders;             /* final response's headers */
+    va_http_header_t header[VA_HTTP_MAX_HEADERS];
+} va_http_resp_t;
+
+/* Caller owns the result; NULL on failure. opts may be NULL for defaults. */
+va_http_t *va_http_new(const va_http_opts_t *opts);
+void va_http_destroy(va_http_t **self_p);
+
+/* Performs one request. Returns VC_OK when an HTTP response arrived (of any
+ * status), VC_ERR_TIMEOUT or VC_ERR_NET when none did (resp->error says why and
+ * where), VC_ERR_PROTO when the memory sink overflowed. */
+vc_status_t va_http_do(va_http_t *self, const va_http_req_t *req, va_http_resp_t *resp);
+
+/* Case-insensitive response header lookup; NULL when absent. */
+const char *va_http_resp_header(const va_http_resp_t *resp, const char *name);
+
+/* Copies timing, bytes, status and CPU into a sample; sets err_class for
+ * transport failures (timeout / connection) and leaves it alone otherwise. */
+void va_http_fill_sample(const va_http_resp_t *resp, vc_sample_t *s);
+
+/* Error class of an HTTP status (and S3 code, may be NULL): 2xx/3xx none,
+ * 429 and 503 SlowDown throttled, other 4xx client, other 5xx server. */
+vc_errclass_t va_http_status_class(long status, const char *code);
+
+/* libcurl global init; call once at program start (idempotent). */
+void va_http_global_init(void);
+
+#endif
