@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "va_cmd.h"
 #include "va_http.h"
+#include "vk_cmd.h"
 
 typedef int (*subcommand_fn)(int argc, char **argv);
 
@@ -16,6 +18,15 @@ typedef struct {
 
 /* Subcommands, in the order `vantage --help` lists them. */
 static const subcommand_t subcommands[] = {
+    {"run", vk_cmd_run, "run a campaign on this machine: coordinator and its agents"},
+    {"coordinator", vk_cmd_coordinator, "run the coordinator of a campaign; agents connect to it"},
+    {"agent", va_cmd_agent, "run an agent that connects to a coordinator and runs its jobs"},
+    {"check", vk_cmd_check, "validate a campaign file and print it with defaults filled in"},
+    {"report", vk_cmd_report, "print or write the report of a campaign output directory"},
+    {"compare", vk_cmd_compare, "compare the same jobs of two campaign output directories"},
+    {"keygen", va_cmd_keygen, "write a CURVE key pair for an agent or a coordinator"},
+    {"s3", va_cmd_s3, "talk to an S3 endpoint by hand: ls, put, get, head, rm (timed)"},
+    {"ais", va_cmd_ais, "talk to an AIStore endpoint by hand: ls, nbi, put, get, head, rm"},
     {NULL, NULL, NULL},
 };
 

@@ -1,0 +1,11 @@
+/* PLACEHOLDER: replaced by the module that implements this subcommand. */
+#include <stdio.h>
+
+#include "vk_cmd.h"
+
+int vk_cmd_check(int argc, char **argv)
+{
+    (void)argc;
+    fprintf(stderr, "vantage %s: not available in this build yet\n", argv[0]);
+    return 3;
+}
