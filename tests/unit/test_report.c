@@ -17,6 +17,7 @@
 
 #include "vc_sample.h"
 #include "vk_cmd.h"
+#include "vk_compare.h"
 #include "vk_report.h"
 #include "vk_report_csv.h"
 #include "vk_report_json.h"
@@ -171,6 +172,10 @@ typedef struct {
     vk_summary_t *sum;
 } fixture_t;
 
+/* B campaigns of the compare test store every duration times this and skip
+ * the fiber probe. */
+static int64_t dur_factor = 1;
+
 static void store_dataset(vk_store_t *st)
 {
     assert_int_equal(vk_store_campaign_begin(st, "apse1", "# campaign", 1700000000000000000),
@@ -183,6 +188,8 @@ static void store_dataset(vk_store_t *st)
     static const char *const jobs[3] = {"list", "ops", "probe"};
     for (int i = 0; i < nseries; i++) {
         const series_t *s = &series[i];
+        if (dur_factor != 1 && !strcmp(s->agent, "fiber") && !strcmp(s->job, "probe"))
+            continue;
         int a = !strcmp(s->agent, "ec2") ? 0 : !strcmp(s->agent, "fiber") ? 1 : 2;
         int j = !strcmp(s->job, "list") ? 0 : !strcmp(s->job, "ops") ? 1 : 2;
         vc_sample_t v[MAXN + 1];
@@ -205,7 +212,7 @@ static void store_dataset(vk_store_t *st)
             VC_SAMPLE_SET(&v[n], label, s->label);
             v[n].scale = s->scale;
             v[n].run = r;
-            v[n].duration_ns = s->dur_ns[r];
+            v[n].duration_ns = s->dur_ns[r] * dur_factor;
             v[n].cpu_user_us = s->cpu_user_us[r];
             v[n].cpu_sys_us = s->cpu_sys_us[r];
             v[n].connect_us = 100;
@@ -754,6 +761,62 @@ static void test_cmd_report(void **state)
     assert_int_equal(vk_cmd_report(2, help), 0);
 }
 
+static void test_compare(void **state)
+{
+    fixture_t *f = *state;
+    char dir_b[300], err[512];
+    snprintf(dir_b, sizeof dir_b, "%s/b", f->dir);
+    vk_store_t *st = NULL;
+    assert_int_equal(vk_store_open(dir_b, VK_STORE_CREATE, &st, err, sizeof err), VC_OK);
+    dur_factor = 2;
+    store_dataset(st);
+    dur_factor = 1;
+    vk_summary_t *b = NULL;
+    assert_int_equal(vk_summary_build(st, NULL, &b, err, sizeof err), VC_OK);
+    vk_compare_t *c = NULL;
+    assert_int_equal(vk_compare_build(f->sum, b, 0, &c), VC_OK);
+    assert_int_equal(c->n, f->sum->ngroups);
+    size_t only_a = 0, matched = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        const vk_compare_pair_t *p = &c->pairs[i];
+        assert_non_null(p->a);
+        if (!p->b) {
+            only_a++;
+            assert_string_equal(p->a->agent, "fiber");
+            assert_string_equal(p->a->op, "probe-connect");
+            continue;
+        }
+        assert_string_equal(p->a->op, p->b->op);
+        assert_string_equal(p->a->agent, p->b->agent);
+        if (!p->a->ok)
+            continue;
+        /* every duration doubled: each statistic doubles */
+        assert_true(fabs(p->p50_ratio - 2) < 1e-12);
+        assert_true(fabs(p->p95_ratio - 2) < 1e-12);
+        assert_true(fabs(p->mean_ratio - 2) < 1e-12);
+        matched++;
+    }
+    assert_int_equal(only_a, 1);
+    assert_true(matched > 20);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    assert_int_equal(vk_compare_text(c, "A", "B", m), VC_OK);
+    fclose(m);
+    assert_non_null(strstr(buf, "(only in A)"));
+    assert_non_null(strstr(buf, "2.00x"));
+    free(buf);
+    vk_compare_destroy(&c);
+    vk_summary_destroy(&b);
+    vk_store_destroy(&st);
+    char *ok[] = {"compare", f->dir, dir_b, "--format", "csv", "--by", "site", NULL};
+    assert_int_equal(vk_cmd_compare(7, ok), 0);
+    char *bad[] = {"compare", f->dir, NULL};
+    assert_int_equal(vk_cmd_compare(2, bad), 2);
+    char *missing[] = {"compare", f->dir, "/nonexistent/x", NULL};
+    assert_int_equal(vk_cmd_compare(3, missing), 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -766,6 +829,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_raw_exports, setup, teardown),
         cmocka_unit_test_setup_teardown(test_filter, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cmd_report, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_compare, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
