@@ -350,6 +350,9 @@ vc_status_t vk_store_open(const char *dir, unsigned flags, vk_store_t **out, cha
         goto fail;
     }
     exec(st, "PRAGMA cache_size = -65536"); /* 64 MiB page cache */
+    /* Checkpoint the WAL every 64 MiB rather than 4 MiB: fewer fsyncs. */
+    if (!readonly)
+        exec(st, "PRAGMA wal_autocheckpoint = 16384");
     if ((rc = check_schema(st, err, errlen)))
         goto fail;
     if (!readonly)

@@ -218,6 +218,12 @@ static int64_t col_i64(sqlite3_stmt *s, int col, int64_t unknown)
     return sqlite3_column_type(s, col) == SQLITE_NULL ? unknown : sqlite3_column_int64(s, col);
 }
 
+/* A column of the scan, which has no NULL numbers (SCAN_SQL). */
+static int64_t scan_i64(sqlite3_stmt *s, int col)
+{
+    return sqlite3_column_int64(s, col);
+}
+
 static vc_status_t read_campaign(sqlite3 *db, vk_summary_t *sum)
 {
     sqlite3_stmt *s = NULL;
@@ -294,8 +300,8 @@ enum {
 /* Phase durations of one successful sample, µs; -1 where unknown. */
 static void phases_of(sqlite3_stmt *s, int64_t dur_ns, int64_t out[VK_PH_COUNT])
 {
-    int64_t dns = col_i64(s, C_DNS, -1), conn = col_i64(s, C_CONN, -1);
-    int64_t tls = col_i64(s, C_TLS, -1), ttfb = col_i64(s, C_TTFB, -1);
+    int64_t dns = scan_i64(s, C_DNS), conn = scan_i64(s, C_CONN);
+    int64_t tls = scan_i64(s, C_TLS), ttfb = scan_i64(s, C_TTFB);
     for (int p = 0; p < VK_PH_COUNT; p++)
         out[p] = -1;
     out[VK_PH_DNS] = dns;
@@ -324,7 +330,7 @@ static vc_status_t add_row(acc_t *a, sqlite3_stmt *s)
     if (flags & VC_SF_RETRIED || sqlite3_column_int64(s, C_RETRIES) > 0)
         g->retried++;
     int64_t ec = sqlite3_column_int64(s, C_ECLASS);
-    int64_t dur = col_i64(s, C_DUR, -1);
+    int64_t dur = scan_i64(s, C_DUR);
     int failed = ec != VC_EC_NONE || dur < 0;
     char errtext[sizeof g->first_error] = "";
     if (failed) {
@@ -340,7 +346,7 @@ static vc_status_t add_row(acc_t *a, sqlite3_stmt *s)
         g->ok++;
         if (vec64_push(&a->dur, dur))
             return VC_ERR_NOMEM;
-        int64_t server = col_i64(s, C_SERVER, -1);
+        int64_t server = scan_i64(s, C_SERVER);
         if (server >= 0 && vec64_push(&a->server, server))
             return VC_ERR_NOMEM;
         int64_t ph[VK_PH_COUNT];
@@ -349,12 +355,12 @@ static vc_status_t add_row(acc_t *a, sqlite3_stmt *s)
             if (ph[p] >= 0 && vec32_push(&a->phase[p], ph[p] > INT32_MAX ? INT32_MAX
                                                                            : (int32_t)ph[p]))
                 return VC_ERR_NOMEM;
-        int64_t cu = col_i64(s, C_CPU_U, -1), cs = col_i64(s, C_CPU_S, -1);
+        int64_t cu = scan_i64(s, C_CPU_U), cs = scan_i64(s, C_CPU_S);
         g->cpu_user_s += cu > 0 ? (double)cu / 1e6 : 0;
         g->cpu_sys_s += cs > 0 ? (double)cs / 1e6 : 0;
         g->real_s += (double)dur / 1e9;
-        g->bytes_sent += col_i64(s, C_BSENT, 0);
-        g->bytes_recv += col_i64(s, C_BRECV, 0);
+        g->bytes_sent += scan_i64(s, C_BSENT);
+        g->bytes_recv += scan_i64(s, C_BRECV);
     }
     if (!a->want_iters)
         return VC_OK;
@@ -372,9 +378,10 @@ static vc_status_t add_row(acc_t *a, sqlite3_stmt *s)
     }
     vk_iter_t *it = &g->iters[g->niters++];
     memset(it, 0, sizeof *it);
-    it->run = (int32_t)col_i64(s, C_RUN, (int64_t)g->niters - 1);
-    it->cpu_user_us = col_i64(s, C_CPU_U, -1);
-    it->cpu_sys_us = col_i64(s, C_CPU_S, -1);
+    int64_t run = scan_i64(s, C_RUN);
+    it->run = run >= 0 && run <= INT32_MAX ? (int32_t)run : (int32_t)(g->niters - 1);
+    it->cpu_user_us = scan_i64(s, C_CPU_U);
+    it->cpu_sys_us = scan_i64(s, C_CPU_S);
     it->duration_ns = dur;
     it->failed = failed;
     snprintf(it->error, sizeof it->error, "%s", errtext);
@@ -531,10 +538,13 @@ static vc_status_t build_nbi(vk_summary_t *sum)
     return VC_OK;
 }
 
+/* NULLs become -1 in SQL so that the loop reads each column with one call. */
 #define SCAN_SQL                                                                                  \
-    "SELECT job_row, op, label, coalesce(scale, -1), duration_ns, server_ns, err_class, flags,"  \
-    " dns_us, connect_us, tls_us, ttfb_us, cpu_user_us, cpu_sys_us, run, err_code, err_msg,"    \
-    " bytes_sent, bytes_recv, retries FROM samples"
+    "SELECT job_row, op, label, coalesce(scale, -1), coalesce(duration_ns, -1),"                 \
+    " coalesce(server_ns, -1), err_class, flags, coalesce(dns_us, -1),"                          \
+    " coalesce(connect_us, -1), coalesce(tls_us, -1), coalesce(ttfb_us, -1),"                    \
+    " coalesce(cpu_user_us, -1), coalesce(cpu_sys_us, -1), coalesce(run, -1), err_code,"         \
+    " err_msg, coalesce(bytes_sent, 0), coalesce(bytes_recv, 0), retries FROM samples"
 
 vc_status_t vk_summary_build(vk_store_t *st, const vk_filter_t *filter, vk_summary_t **out,
                              char *err, size_t errlen)
