@@ -20,7 +20,7 @@ echo "generating $samples samples ..."
 "$bdir/store_insert" "$tmp" "$samples" 1000 3
 ls -l "$tmp/results.db" | awk '{printf "results.db: %.0f MB\n", $5 / 1e6}'
 for fmt in text csv json; do
-  /usr/bin/time -f "report --format $fmt: %e s wall, %M KiB peak RSS" \
+  /usr/bin/time -f "report --format $fmt: %e s wall (%U s user, %S s sys), %M KiB peak RSS" \
     "$bdir/vantage" report "$tmp" --format "$fmt" >"$tmp/report.$fmt"
 done
 wc -l "$tmp/report.text" | awk '{print "text report lines:", $1}'
