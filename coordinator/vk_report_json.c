@@ -2,6 +2,7 @@
 #include "vk_report_json.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <sqlite3.h>
@@ -118,6 +119,24 @@ vc_status_t vk_report_json(const vk_summary_t *s, FILE *out)
     return r || ferror(out) ? VC_ERR_IO : VC_OK;
 }
 
+/* A text column as a JSON string; text that is not valid UTF-8 (a message cut
+ * inside a character by an agent) is exported scrubbed rather than lost. */
+static json_t *text_json(const char *v)
+{
+    if (!v)
+        return json_null();
+    json_t *j = json_string(v);
+    if (j)
+        return j;
+    char *copy = strdup(v);
+    if (!copy)
+        return NULL;
+    vk_text_scrub(copy);
+    j = json_string(copy);
+    free(copy);
+    return j;
+}
+
 vc_status_t vk_report_json_raw(vk_store_t *st, const vk_filter_t *f, FILE *out)
 {
     sqlite3_stmt *q = NULL;
@@ -139,9 +158,8 @@ vc_status_t vk_report_json_raw(vk_store_t *st, const vk_filter_t *f, FILE *out)
             case SQLITE_NULL: v = json_null(); break;
             case SQLITE_INTEGER: v = json_integer(sqlite3_column_int64(q, c)); break;
             case SQLITE_FLOAT: v = json_real(sqlite3_column_double(q, c)); break;
-            default: v = json_string((const char *)sqlite3_column_text(q, c));
+            default: v = text_json((const char *)sqlite3_column_text(q, c));
             }
-            /* a string that is not UTF-8 comes back NULL: export it as null */
             json_object_set_new(o, vk_report_raw_columns[c], v ? v : json_null());
         }
         fputs(n++ ? ",\n" : "\n", out);

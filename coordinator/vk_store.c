@@ -16,6 +16,10 @@
  * the directory is recognised and not migrated into ours. */
 #define VK_APP_ID 0x56414e54
 
+/* Texts that come from peers are capped so one message cannot bloat the file. */
+#define VK_ERROR_TEXT_MAX 1024
+#define VK_HOST_FACTS_MAX 65536
+
 /* Schema, by version: migrations[v] brings a file from version v to v + 1.
  * A later version appends an entry (ALTER TABLE ...); entries never change. */
 static const char *const migrations[VK_STORE_SCHEMA_VERSION] = {
@@ -528,7 +532,8 @@ vc_status_t vk_store_agent(vk_store_t *st, const char *agent, const char *site,
     vc_status_t rc = need_write(st);
     if (rc)
         return rc;
-    if (!valid_name(agent))
+    if (!valid_name(agent) || (site && strlen(site) >= VC_NAME_MAX * 2) ||
+        (host_facts_json && strlen(host_facts_json) > VK_HOST_FACTS_MAX))
         return VC_ERR_ARG;
     sqlite3_stmt *s = NULL;
     if ((rc = prepare(st, &s, "INSERT INTO agents(name, site, host_facts) VALUES (?1, ?2, ?3)"
@@ -651,7 +656,9 @@ vc_status_t vk_store_job_finish(vk_store_t *st, const char *job, const char *age
     bind_text(s, 1, job);
     bind_text(s, 2, agent);
     sqlite3_bind_int64(s, 3, errors < 0 ? 0 : errors);
-    bind_text(s, 4, error_text && *error_text ? error_text : NULL);
+    if (error_text && *error_text)
+        sqlite3_bind_text(s, 4, error_text, (int)strnlen(error_text, VK_ERROR_TEXT_MAX),
+                          SQLITE_TRANSIENT);
     rc = step_done(st, s);
     sqlite3_finalize(s);
     return rc;

@@ -49,6 +49,45 @@ int vk_op_is_baseline(const char *op)
     return strcmp(op, "probe-connect") == 0 || strcmp(op, "probe-head") == 0;
 }
 
+/* Length of the valid UTF-8 sequence at p (1..4), or 0. */
+static int utf8_len(const unsigned char *p)
+{
+    int n;
+    uint32_t cp;
+    if (p[0] < 0x80)
+        return 1;
+    if ((p[0] & 0xe0) == 0xc0)
+        n = 2, cp = p[0] & 0x1f;
+    else if ((p[0] & 0xf0) == 0xe0)
+        n = 3, cp = p[0] & 0x0f;
+    else if ((p[0] & 0xf8) == 0xf0)
+        n = 4, cp = p[0] & 0x07;
+    else
+        return 0;
+    for (int i = 1; i < n; i++) {
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (p[i] & 0x3f);
+    }
+    static const uint32_t min[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < min[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return n;
+}
+
+void vk_text_scrub(char *s)
+{
+    unsigned char *p = (unsigned char *)s;
+    while (p && *p) {
+        int n = utf8_len(p);
+        if (n == 0 || (n == 1 && (*p < 0x20 || *p == 0x7f))) {
+            *p++ = '?';
+            continue;
+        }
+        p += n;
+    }
+}
+
 static int is_listing_op(const char *op)
 {
     return vk_op_rank(op) <= 3;
@@ -111,14 +150,16 @@ typedef struct {
     size_t tcap;
 } groups_t;
 
+/* Keys are the op and label as far as the group's fields hold them: longer
+ * texts (only possible in a file written by something else) share a group. */
 static uint64_t hash_key(size_t job, const char *op, const char *label, int64_t scale)
 {
     uint64_t h = 1469598103934665603ULL ^ (uint64_t)job;
-    for (const char *p = op; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    for (size_t i = 0; i < VC_OP_MAX - 1 && op[i]; i++)
+        h = (h ^ (unsigned char)op[i]) * 1099511628211ULL;
     h = (h ^ 0xff) * 1099511628211ULL;
-    for (const char *p = label; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    for (size_t i = 0; i < VC_LABEL_MAX - 1 && label[i]; i++)
+        h = (h ^ (unsigned char)label[i]) * 1099511628211ULL;
     h ^= (uint64_t)scale * 0x9E3779B97F4A7C15ULL;
     return h ^ (h >> 29);
 }
@@ -126,8 +167,9 @@ static uint64_t hash_key(size_t job, const char *op, const char *label, int64_t 
 static int acc_matches(const acc_t *a, size_t job, const char *op, const char *label,
                        int64_t scale)
 {
-    return a->g.job_index == job && a->g.scale == scale && strcmp(a->g.op, op) == 0 &&
-           strcmp(a->g.label, label) == 0;
+    return a->g.job_index == job && a->g.scale == scale &&
+           strncmp(a->g.op, op, sizeof a->g.op - 1) == 0 &&
+           strncmp(a->g.label, label, sizeof a->g.label - 1) == 0;
 }
 
 static int groups_rehash(groups_t *gs, size_t tcap)
@@ -285,6 +327,11 @@ static vc_status_t read_jobs(sqlite3 *db, const vk_filter_t *f, vk_summary_t *su
         j->duplicates = sqlite3_column_int64(s, 7);
         j->errors = sqlite3_column_int64(s, 8);
         col_text(j->error_text, sizeof j->error_text, s, 9);
+        vk_text_scrub(j->job);
+        vk_text_scrub(j->agent);
+        vk_text_scrub(j->site);
+        vk_text_scrub(j->status);
+        vk_text_scrub(j->error_text);
         if (id >= 0 && id <= maxid)
             (*job_of_row)[id] = ++sum->njobs;
     }
@@ -340,6 +387,7 @@ static vc_status_t add_row(acc_t *a, sqlite3_stmt *s)
         const char *msg = (const char *)sqlite3_column_text(s, C_EMSG);
         snprintf(errtext, sizeof errtext, "%s%s%s", code ? code : "",
                  code && msg ? ": " : "", msg ? msg : (code ? "" : "no duration"));
+        vk_text_scrub(errtext);
         if (!g->first_error[0])
             snprintf(g->first_error, sizeof g->first_error, "%s", errtext);
     } else {
@@ -397,6 +445,9 @@ static int cmp_iter(const void *a, const void *b)
 static void finish_group(acc_t *a)
 {
     vk_group_t *g = &a->g;
+    /* Only now: the scan matched rows against the unscrubbed text. */
+    vk_text_scrub(g->op);
+    vk_text_scrub(g->label);
     vc_stats_summarize_i64(a->dur.v, a->dur.n, &g->dur);
     g->p95_too_small = vc_stats_too_small(a->dur.n, 0.95);
     g->p99_too_small = vc_stats_too_small(a->dur.n, 0.99);

@@ -141,5 +141,9 @@ int vk_op_rank(const char *op);
 const char *vk_s3bench_label(const char *op);
 /* 1 for the ops the cross-site tables show as the network baseline. */
 int vk_op_is_baseline(const char *op);
+/* Makes a string from a peer safe to print and to put in JSON: control
+ * characters and bytes that are not valid UTF-8 (a message cut in the middle
+ * of a character) become '?'. In place. */
+void vk_text_scrub(char *s);
 
 #endif

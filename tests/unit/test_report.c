@@ -817,6 +817,49 @@ static void test_compare(void **state)
     assert_int_equal(vk_cmd_compare(3, missing), 1);
 }
 
+/* Messages from peers: a terminal escape and a UTF-8 character cut in half
+ * must neither reach the terminal nor break the JSON. */
+static void test_hostile_text(void **state)
+{
+    fixture_t *f = *state;
+    char t[32] = "ok \xc3\xa9 \x1b[31m \xc3";
+    vk_text_scrub(t);
+    assert_string_equal(t, "ok \xc3\xa9 ?[31m ?");
+    vc_sample_t v;
+    vc_sample_init(&v);
+    v.seq = 1;
+    VC_SAMPLE_SET(&v, op, "get");
+    v.duration_ns = 5;
+    v.err_class = VC_EC_CLIENT;
+    VC_SAMPLE_SET(&v, err_code, "Bad\x1b]0;title\x07");
+    VC_SAMPLE_SET(&v, err_msg, "cut \xe2\x82");
+    assert_int_equal(vk_store_add_samples(f->st, "evil", "x", &v, 1, 0, NULL, NULL), VC_OK);
+    vk_summary_t *s = NULL;
+    char err[256];
+    assert_int_equal(vk_summary_build(f->st, NULL, &s, err, sizeof err), VC_OK);
+    char *text = render(vk_report_text, s);
+    assert_null(strchr(text, '\x1b'));
+    assert_null(strchr(text, '\x07'));
+    assert_non_null(strstr(text, "Bad?]0;title?: cut ??"));
+    free(text);
+    json_t *root = vk_report_json_build(s);
+    assert_non_null(root);
+    json_decref(root);
+    vk_summary_destroy(&s);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    assert_int_equal(vk_report_json_raw(f->st, &(vk_filter_t){.agent = "evil"}, m), VC_OK);
+    fclose(m);
+    json_error_t jerr;
+    root = json_loads(buf, 0, &jerr);
+    assert_non_null(root);
+    json_t *one = json_array_get(json_object_get(root, "samples"), 0);
+    assert_string_equal(json_string_value(json_object_get(one, "err_msg")), "cut ??");
+    json_decref(root);
+    free(buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -830,6 +873,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_filter, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cmd_report, setup, teardown),
         cmocka_unit_test_setup_teardown(test_compare, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hostile_text, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
