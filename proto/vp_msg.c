@@ -584,7 +584,7 @@ vc_status_t vp_msg_encode(const vp_msg_t *m, msgpack_sbuffer *out)
     out->size = 0;
     enc_t e = {.msg = types[m->type].name, .m = m};
     msgpack_packer_init(&e.pk, out, msgpack_sbuffer_write);
-    if (m->type == VP_SAMPLES && !out->alloc) {
+    if (m->type == VP_SAMPLES && !out->alloc && m->u.samples.nsamples <= VP_MAX_SAMPLES) {
         /* one allocation for a typical batch rather than a dozen doublings */
         size_t guess = (size_t)m->u.samples.nsamples * 128 + 64;
         char *d = malloc(guess);

@@ -380,6 +380,7 @@ static void test_compaction(void **state)
     fx_t *fx = *state;
     va_spool_t *sp = open_ok(fx->path);
     va_spool_set_fsync(sp, 0);
+    va_spool_set_compact_min(sp, 1u << 20);
     char err[256];
     /* ~100 KB batches; job 1 will be wholly acked, job 2 acked inside a batch */
     for (uint64_t b = 0; b < 20; b++)
