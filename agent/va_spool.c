@@ -685,10 +685,18 @@ vc_status_t va_spool_foreach(va_spool_t *sp, uint64_t job_id, uint64_t from_seq,
         const job_t *j = &sp->jobs[i];
         if (job_id && j->id != job_id)
             continue;
-        for (size_t k = j->head; k < j->nb; k++) {
+        /* batches are in seq order: find the first that reaches from_seq
+         * without walking a long backlog that was already sent */
+        size_t lo = j->head, hi = j->nb;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (j->b[mid].first + j->b[mid].n - 1 < from_seq)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (size_t k = lo; k < j->nb; k++) {
             const batch_t b = j->b[k];
-            if (b.first + b.n - 1 < from_seq)
-                continue;
             int type = 0;
             int64_t len = read_record(sp, b.off, sp->size, &type);
             if (len < 0 || type != R_BATCH || (uint64_t)len != BATCH_SUB + (uint64_t)b.len ||

@@ -194,6 +194,10 @@ static void test_append_ack_reopen(void **state)
     assert_int_equal(s->nbatches, 1);
     assert_int_equal(s->firsts[0], 21);
     assert_int_equal(walk(sp, 7, 0)->nbatches, 0);
+    s = walk(sp, 5, 20); /* from inside a batch: that batch and the rest */
+    assert_int_equal(s->nbatches, 2);
+    assert_int_equal(s->firsts[0], 11);
+    assert_int_equal(walk(sp, 5, 26)->nbatches, 0);
 
     va_spool_job_t jobs[4];
     assert_int_equal(va_spool_jobs(sp, jobs, 4), 1);
