@@ -185,12 +185,12 @@ static int32_t us_or_unknown(CURL *c, CURLINFO what)
     return v > INT32_MAX ? INT32_MAX : (int32_t)v;
 }
 
-static void describe_error(va_http_t *self, CURLcode rc)
+static void describe_error(va_http_t *self, const va_http_req_t *req, va_http_resp_t *r,
+                           CURLcode rc)
 {
-    va_http_resp_t *r = self->resp;
     CURLU *u = curl_url();
     char *host = NULL, *port = NULL;
-    if (u && curl_url_set(u, CURLUPART_URL, self->req->url, 0) == CURLUE_OK) {
+    if (u && curl_url_set(u, CURLUPART_URL, req->url, 0) == CURLUE_OK) {
         curl_url_get(u, CURLUPART_HOST, &host, 0);
         curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT);
     }
@@ -312,7 +312,7 @@ vc_status_t va_http_do(va_http_t *self, const va_http_req_t *req, va_http_resp_t
 
     if (rc == CURLE_OK)
         return VC_OK;
-    describe_error(self, rc);
+    describe_error(self, req, resp, rc);
     if (self->truncated) {
         snprintf(resp->error, sizeof resp->error, "reply body larger than %zu bytes", self->max);
         return VC_ERR_PROTO;
