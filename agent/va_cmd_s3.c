@@ -411,6 +411,7 @@ int va_cmd_s3(int argc, char **argv)
         fprintf(stderr, "vantage s3 %s: %s\n", cname, va_s3_last_error(s3));
         exit_code = 1;
     }
+    fflush(stdout); /* results before the timing record when both go to a terminal */
     if (timing)
         print_timing(&s);
     vc_sample_clear(&s);
