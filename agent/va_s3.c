@@ -267,6 +267,26 @@ static vc_status_t make_target(va_s3_t *self, const char *bucket, const char *ke
     return VC_OK;
 }
 
+/* Marks the sample failed (s may be NULL). */
+static void sample_error(vc_sample_t *s, vc_errclass_t ec, const char *code, const char *msg)
+{
+    if (!s)
+        return;
+    s->err_class = ec;
+    VC_SAMPLE_SET(s, err_code, code);
+    VC_SAMPLE_SET(s, err_msg, msg);
+}
+
+/* The body reader failed: bad XML, a callback that stopped, or a local write. */
+static void sample_body_error(vc_sample_t *s, vc_status_t rc, const char *msg)
+{
+    sample_error(s, rc == VC_ERR_PROTO ? VC_EC_PROTOCOL : VC_EC_OTHER,
+                 rc == VC_ERR_PROTO       ? "MalformedReply"
+                 : rc == VC_ERR_CANCELLED ? "Cancelled"
+                                          : "LocalWriteFailed",
+                 msg);
+}
+
 /* ---- the body sink ---- */
 
 static int on_body(void *ud, long status, const char *data, size_t len)
@@ -399,11 +419,7 @@ static vc_status_t do_request(va_s3_t *self, const s3req_t *r, va_http_resp_t *r
         return VC_ERR_NOMEM;
     where(self, r, 1, loc, sizeof loc);
     if ((rc = make_target(self, r->bucket, r->key, r->query, r->nquery, t)) != VC_OK) {
-        if (s) {
-            s->err_class = VC_EC_OTHER;
-            VC_SAMPLE_SET(s, err_code, "InvalidArgument");
-            VC_SAMPLE_SET(s, err_msg, self->last_error);
-        }
+        sample_error(s, VC_EC_OTHER, "InvalidArgument", self->last_error);
         free(t);
         return rc;
     }
@@ -418,11 +434,7 @@ static vc_status_t do_request(va_s3_t *self, const s3req_t *r, va_http_resp_t *r
     if (rc != VC_OK) {
         snprintf(self->last_error, sizeof self->last_error, "%s: cannot sign the request (%s)", loc,
                  vc_strerror(rc));
-        if (s) {
-            s->err_class = VC_EC_OTHER;
-            VC_SAMPLE_SET(s, err_code, "SigningFailed");
-            VC_SAMPLE_SET(s, err_msg, self->last_error);
-        }
+        sample_error(s, VC_EC_OTHER, "SigningFailed", self->last_error);
         free(t);
         return rc;
     }
@@ -465,12 +477,7 @@ static vc_status_t do_request(va_s3_t *self, const s3req_t *r, va_http_resp_t *r
         rc = self->body_rc ? self->body_rc : VC_ERR_PROTO;
         snprintf(self->last_error, sizeof self->last_error, "%s: %s", loc,
                  self->body_err[0] ? self->body_err : "reply body rejected");
-        if (s) {
-            s->err_class = rc == VC_ERR_PROTO ? VC_EC_PROTOCOL : VC_EC_OTHER;
-            VC_SAMPLE_SET(s, err_code, rc == VC_ERR_PROTO ? "MalformedReply"
-                                       : rc == VC_ERR_CANCELLED ? "Cancelled" : "LocalWriteFailed");
-            VC_SAMPLE_SET(s, err_msg, self->body_err);
-        }
+        sample_body_error(s, rc, self->body_err);
         return rc;
     }
     if (hrc != VC_OK) {
@@ -555,10 +562,8 @@ static void local_failure(va_s3_t *self, vc_sample_t *s, const char *op, const c
     if (s) {
         VC_SAMPLE_SET(s, op, op);
         s->start_wall_ns = vc_wall_now();
-        s->err_class = VC_EC_OTHER;
-        VC_SAMPLE_SET(s, err_code, code);
-        VC_SAMPLE_SET(s, err_msg, self->last_error);
     }
+    sample_error(s, VC_EC_OTHER, code, self->last_error);
 }
 
 vc_status_t va_s3_put_file(va_s3_t *self, const char *bucket, const char *key, const char *path,
@@ -604,11 +609,7 @@ vc_status_t va_s3_get(va_s3_t *self, const char *bucket, const char *key, FILE *
     if (rc == VC_OK && out && fflush(out) != 0) {
         snprintf(self->last_error, sizeof self->last_error, "get s3://%s/%.300s: writing locally: %s",
                  bucket, key, strerror(errno));
-        if (s) {
-            s->err_class = VC_EC_OTHER;
-            VC_SAMPLE_SET(s, err_code, "LocalWriteFailed");
-            VC_SAMPLE_SET(s, err_msg, self->last_error);
-        }
+        sample_error(s, VC_EC_OTHER, "LocalWriteFailed", self->last_error);
         return VC_ERR_IO;
     }
     return rc;
@@ -711,13 +712,10 @@ static vc_status_t list_one(va_s3_t *self, const char *bucket, const va_s3_list_
     if ((rc = va_s3xml_list_end(self->xml, page)) != VC_OK) {
         char loc[600];
         where(self, &r, 1, loc, sizeof loc);
-        snprintf(self->last_error, sizeof self->last_error, "%s: malformed listing: %s", loc,
+        snprintf(self->last_error, sizeof self->last_error, "%s: %s: %s", loc,
+                 rc == VC_ERR_CANCELLED ? "listing stopped" : "malformed listing",
                  va_s3xml_list_error(self->xml));
-        if (s) {
-            s->err_class = rc == VC_ERR_CANCELLED ? VC_EC_OTHER : VC_EC_PROTOCOL;
-            VC_SAMPLE_SET(s, err_code, rc == VC_ERR_CANCELLED ? "Cancelled" : "MalformedReply");
-            VC_SAMPLE_SET(s, err_msg, va_s3xml_list_error(self->xml));
-        }
+        sample_body_error(s, rc, va_s3xml_list_error(self->xml));
     }
     return rc;
 }
@@ -811,11 +809,7 @@ vc_status_t va_s3_list(va_s3_t *self, const char *bucket, const va_s3_list_opts_
             rc = VC_ERR_PROTO;
             snprintf(self->last_error, sizeof self->last_error, "list s3://%s/%s at %s: page %d: %s",
                      bucket, o && o->prefix ? o->prefix : "", self->connect_hp, pages, why);
-            if (s) {
-                s->err_class = VC_EC_PROTOCOL;
-                VC_SAMPLE_SET(s, err_code, "MalformedReply");
-                VC_SAMPLE_SET(s, err_msg, why);
-            }
+            sample_error(s, VC_EC_PROTOCOL, "MalformedReply", why);
             break;
         }
         memcpy(token, page->next_token, strlen(page->next_token) + 1);
