@@ -475,7 +475,8 @@ static vc_status_t do_request(va_s3_t *self, const s3req_t *r, va_http_resp_t *r
     if (hrc == VC_ERR_CANCELLED || (hrc == VC_OK && self->body_rc != VC_OK)) {
         /* our own reader stopped the body: say why */
         rc = self->body_rc ? self->body_rc : VC_ERR_PROTO;
-        snprintf(self->last_error, sizeof self->last_error, "%s: %s", loc,
+        snprintf(self->last_error, sizeof self->last_error, "%s: %s%s", loc,
+                 rc == VC_ERR_PROTO ? "malformed reply: " : "",
                  self->body_err[0] ? self->body_err : "reply body rejected");
         sample_body_error(s, rc, self->body_err);
         return rc;
@@ -713,7 +714,7 @@ static vc_status_t list_one(va_s3_t *self, const char *bucket, const va_s3_list_
         char loc[600];
         where(self, &r, 1, loc, sizeof loc);
         snprintf(self->last_error, sizeof self->last_error, "%s: %s: %s", loc,
-                 rc == VC_ERR_CANCELLED ? "listing stopped" : "malformed listing",
+                 rc == VC_ERR_CANCELLED ? "listing stopped" : "malformed reply",
                  va_s3xml_list_error(self->xml));
         sample_body_error(s, rc, va_s3xml_list_error(self->xml));
     }

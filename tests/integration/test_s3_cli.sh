@@ -68,5 +68,32 @@ has closed err "127.0.0.1:$port"; has closed err "connection failed"
 run vhip 2 "$VANTAGE" s3 ls "s3://$B/" --endpoint http://127.0.0.1:7480 --virtual-hosted; has vhip err "IP address"
 run noprofile 2 "$VANTAGE" s3 ls "s3://$B/" --profile vantage-no-such-profile; has noprofile err "not found"
 
+# TLS: verification is on by default, --ca-bundle trusts a private CA, --insecure skips the check.
+# The TLS peer is `openssl s_server -www` with a self-signed certificate for 127.0.0.1: it
+# answers with an HTML page, which the listing must refuse clearly.
+if command -v openssl >/dev/null; then
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 -subj /CN=127.0.0.1 \
+    -addext subjectAltName=IP:127.0.0.1 -keyout "$tmp/key.pem" -out "$tmp/cert.pem" 2>/dev/null
+  tport=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  openssl s_server -quiet -www -accept "127.0.0.1:$tport" -cert "$tmp/cert.pem" -key "$tmp/key.pem" \
+    </dev/null >/dev/null 2>&1 &
+  tls_pid=$!
+  for _ in $(seq 100); do
+    curl -sk -o /dev/null --max-time 1 "https://127.0.0.1:$tport/" && break
+    kill -0 "$tls_pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  run tlsverify 1 "$VANTAGE" s3 ls "s3://$B/" --endpoint "https://127.0.0.1:$tport"
+  has tlsverify err "127.0.0.1:$tport"; has tlsverify err "certificate"
+  run tlsca 1 "$VANTAGE" s3 ls "s3://$B/" --endpoint "https://127.0.0.1:$tport" --ca-bundle "$tmp/cert.pem" --timing
+  has tlsca err "malformed reply"
+  grep -q "tls=[0-9]" "$tmp/tlsca.err" || fail "tlsca: no TLS phase in the timing: $(cat "$tmp/tlsca.err")"
+  run tlsinsecure 1 "$VANTAGE" s3 ls "s3://$B/" --endpoint "https://127.0.0.1:$tport" --insecure
+  has tlsinsecure err "malformed reply"
+  kill "$tls_pid" 2>/dev/null; wait "$tls_pid" 2>/dev/null
+else
+  echo "openssl not installed: TLS checks skipped" >&2
+fi
+
 if [ "$failures" -gt 0 ]; then echo "$failures check(s) failed" >&2; exit 1; fi
 echo "vantage s3 CLI: all checks passed"

@@ -508,7 +508,7 @@ static void test_bad_listings(void **state)
     assert_string_equal(s.err_code, "MalformedReply");
     assert_int_equal(s.pages, 2);
     assert_int_equal(s.keys, 2);
-    assert_non_null(strstr(err, "malformed listing"));
+    assert_non_null(strstr(err, "malformed reply"));
     /* garbage on the first page */
     assert_int_equal(list_from_fake("this is not xml at all", NULL, &s, err, sizeof err), VC_ERR_PROTO);
     assert_int_equal(s.err_class, VC_EC_PROTOCOL);
