@@ -29,6 +29,9 @@ done
 run usage 2 "$VANTAGE" s3 get "s3://$B/x"; has usage err "expected"
 run badurl 2 "$VANTAGE" s3 ls "http://$B"; has badurl err "is not s3://BUCKET"
 
+# creating the bucket that exists and is ours is fine
+run mb 0 "$VANTAGE" s3 mb "s3://$B" --timing; has mb err "op=create-bucket status=200"
+
 # round trip of a ~5 MiB file with timing, content checked
 head -c 5000000 /dev/urandom >"$tmp/in.bin"
 run put 0 "$VANTAGE" s3 put "$tmp/in.bin" "s3://$B/$P/file one+é.bin" --timing
