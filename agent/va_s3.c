@@ -415,9 +415,12 @@ static vc_status_t do_request(va_s3_t *self, const s3req_t *r, va_http_resp_t *r
         s->err_code[0] = s->err_msg[0] = '\0';
         s->retries = 0;
     }
-    if (!t)
-        return VC_ERR_NOMEM;
     where(self, r, 1, loc, sizeof loc);
+    if (!t) {
+        snprintf(self->last_error, sizeof self->last_error, "%s: out of memory", loc);
+        sample_error(s, VC_EC_OTHER, "OutOfMemory", self->last_error);
+        return VC_ERR_NOMEM;
+    }
     if ((rc = make_target(self, r->bucket, r->key, r->query, r->nquery, t)) != VC_OK) {
         sample_error(s, VC_EC_OTHER, "InvalidArgument", self->last_error);
         free(t);
@@ -503,16 +506,20 @@ static vc_status_t do_request(va_s3_t *self, const s3req_t *r, va_http_resp_t *r
     if (!code)
         code = code_for_status(resp->status);
     const char *hint = hint_for(code);
+    if (!e.message[0])
+        snprintf(e.message, sizeof e.message, "%s",
+                 self->errlen && !e.code[0] ? "the reply is not an S3 error document"
+                                            : "the server gave no message");
     snprintf(self->last_error, sizeof self->last_error, "%s: %s (HTTP %ld): %s%s%s%s%s", loc, code,
-             resp->status, e.message[0] ? e.message : "the server gave no message",
+             resp->status, e.message,
              e.request_id[0] ? "; request id " : "", e.request_id, hint ? "; " : "", hint ? hint : "");
     if (s) {
         vc_errclass_t ec = va_http_status_class(resp->status, code);
         s->err_class = ec == VC_EC_NONE ? VC_EC_CLIENT : ec; /* an unfollowed 3xx failed too */
         VC_SAMPLE_SET(s, err_code, code);
         char msg[VC_ERRMSG_MAX];
-        snprintf(msg, sizeof msg, "%s%s%s", e.message[0] ? e.message : "no message",
-                 e.request_id[0] ? "; request " : "", e.request_id);
+        snprintf(msg, sizeof msg, "%s%s%s", e.message, e.request_id[0] ? "; request " : "",
+                 e.request_id);
         VC_SAMPLE_SET(s, err_msg, msg);
     }
     return status_rc(resp->status, code);
@@ -520,10 +527,18 @@ static vc_status_t do_request(va_s3_t *self, const s3req_t *r, va_http_resp_t *r
 
 /* ---- object operations ---- */
 
+static void local_failure(va_s3_t *self, vc_sample_t *s, const char *op, const char *code);
+
 vc_status_t va_s3_put(va_s3_t *self, const char *bucket, const char *key, const void *data,
                       size_t len, vc_sample_t *s)
 {
     char hash[VA_SIGV4_HEX_LEN + 1];
+    if (!data && len) {
+        snprintf(self->last_error, sizeof self->last_error, "put s3://%s/%.300s: no data for %zu bytes",
+                 bucket, key ? key : "", len);
+        local_failure(self, s, "put", "InvalidArgument");
+        return VC_ERR_ARG;
+    }
     if (!self->unsigned_payload)
         va_sigv4_sha256_hex(data, len, hash);
     s3req_t r = {.op = "put", .method = "PUT", .bucket = bucket, .key = key,
