@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "vc_opt.h"
+#include "vc_parse.h"
 
 #define F(f) .off = offsetof(vc_agentcfg_t, f), .size = sizeof(((vc_agentcfg_t *)0)->f)
 #define SEC(x) ((int64_t)(x) * 1000)
@@ -75,17 +76,11 @@ void vc_agentcfg_init(vc_agentcfg_t *cfg)
 static int check_url(const char *url, const config_setting_t *s, const char *path,
                      vc_opt_ctx_t *ctx)
 {
-    if (!*url)
+    char err[256];
+    if (!*url || vc_parse_http_url(url, err, sizeof err) == VC_OK)
         return 0;
-    const char *rest = strncmp(url, "http://", 7) == 0    ? url + 7
-                       : strncmp(url, "https://", 8) == 0 ? url + 8
-                                                           : NULL;
-    if (!rest || !*rest || strchr(url, ' ') || strchr(rest, '@')) {
-        vc_opt_error(ctx, s, path, "\"%.80s\" is not an http:// or https:// URL with a host "
-                                   "(and no user information)", url);
-        return 1;
-    }
-    return 0;
+    vc_opt_error(ctx, s, path, "%s", err);
+    return 1;
 }
 
 static int check_coordinator(const char *ep, const config_setting_t *s, vc_opt_ctx_t *ctx)

@@ -820,19 +820,38 @@ static void write_ops(const vc_opt_t *o, const void *obj, FILE *out, int indent,
     fputs(" ]", out);
 }
 
+/* A list of groups, one per element of an array of n structs. */
+static void write_group_list(const vc_opt_t *table, const void *base, size_t stride, size_t n,
+                             int (*variant)(const void *el), FILE *out, int indent,
+                             const vc_campaign_t *c)
+{
+    write_list_open(out);
+    for (size_t i = 0; i < n; i++) {
+        const void *el = (const char *)base + i * stride;
+        fprintf(out, "%*s{\n", indent + 2, "");
+        vc_opt_write_group(table, el, variant ? variant(el) : 0, out, indent + 4, c);
+        fprintf(out, "%*s}%s\n", indent + 2, "", i + 1 < n ? "," : "");
+    }
+    fprintf(out, "%*s)", indent, "");
+}
+
+static int target_variant(const void *el)
+{
+    return ((const vc_target_t *)el)->kind == VC_TK_AIS;
+}
+
+static int job_variant(const void *el)
+{
+    return (int)((const vc_campaign_job_t *)el)->job.kind;
+}
+
 static void write_targets(const vc_opt_t *o, const void *obj, FILE *out, int indent,
                           const void *user)
 {
     (void)o, (void)user;
     const vc_campaign_t *c = obj;
-    write_list_open(out);
-    for (size_t i = 0; i < c->ntargets; i++) {
-        fprintf(out, "%*s{\n", indent + 2, "");
-        vc_opt_write_group(target_opts, &c->targets[i], c->targets[i].kind == VC_TK_AIS, out,
-                           indent + 4, c);
-        fprintf(out, "%*s}%s\n", indent + 2, "", i + 1 < c->ntargets ? "," : "");
-    }
-    fprintf(out, "%*s)", indent, "");
+    write_group_list(target_opts, c->targets, sizeof c->targets[0], c->ntargets, target_variant,
+                     out, indent, c);
 }
 
 static void write_agents(const vc_opt_t *o, const void *obj, FILE *out, int indent,
@@ -840,13 +859,8 @@ static void write_agents(const vc_opt_t *o, const void *obj, FILE *out, int inde
 {
     (void)o, (void)user;
     const vc_campaign_t *c = obj;
-    write_list_open(out);
-    for (size_t i = 0; i < c->nagents; i++) {
-        fprintf(out, "%*s{\n", indent + 2, "");
-        vc_opt_write_group(agent_opts, &c->agents[i], 0, out, indent + 4, c);
-        fprintf(out, "%*s}%s\n", indent + 2, "", i + 1 < c->nagents ? "," : "");
-    }
-    fprintf(out, "%*s)", indent, "");
+    write_group_list(agent_opts, c->agents, sizeof c->agents[0], c->nagents, NULL, out, indent,
+                     c);
 }
 
 static void write_jobs(const vc_opt_t *o, const void *obj, FILE *out, int indent,
@@ -854,13 +868,7 @@ static void write_jobs(const vc_opt_t *o, const void *obj, FILE *out, int indent
 {
     (void)o, (void)user;
     const vc_campaign_t *c = obj;
-    write_list_open(out);
-    for (size_t i = 0; i < c->njobs; i++) {
-        fprintf(out, "%*s{\n", indent + 2, "");
-        vc_opt_write_group(job_opts, &c->jobs[i], (int)c->jobs[i].job.kind, out, indent + 4, c);
-        fprintf(out, "%*s}%s\n", indent + 2, "", i + 1 < c->njobs ? "," : "");
-    }
-    fprintf(out, "%*s)", indent, "");
+    write_group_list(job_opts, c->jobs, sizeof c->jobs[0], c->njobs, job_variant, out, indent, c);
 }
 
 /* ---- the sections ----------------------------------------------------- */
@@ -873,35 +881,13 @@ static void campaign_defaults(vc_campaign_t *c)
 }
 
 static int check_endpoint(const char *ep, const config_setting_t *s, const char *path,
-                           vc_opt_ctx_t *ctx)
+                          vc_opt_ctx_t *ctx)
 {
-    if (!*ep)
+    char err[256];
+    if (!*ep || vc_parse_http_url(ep, err, sizeof err) == VC_OK)
         return 0;
-    const char *rest = NULL;
-    if (strncmp(ep, "http://", 7) == 0)
-        rest = ep + 7;
-    else if (strncmp(ep, "https://", 8) == 0)
-        rest = ep + 8;
-    if (!rest || !*rest || *rest == '/' || *rest == ':') {
-        vc_opt_error(ctx, s, path, "\"%.80s\" is not an http:// or https:// URL with a host, "
-                                   "like \"http://127.0.0.1:7480\"", ep);
-        return 1;
-    }
-    size_t host_len = strcspn(rest, "/?#");
-    for (size_t i = 0; i < host_len; i++) {
-        if (rest[i] == '@') {
-            vc_opt_error(ctx, s, path, "the URL carries user information ('@'): credentials "
-                                       "never go in a campaign file; each agent has its own");
-            return 1;
-        }
-    }
-    for (const unsigned char *p = (const unsigned char *)ep; *p; p++) {
-        if (*p <= ' ' || *p == 0x7f) {
-            vc_opt_error(ctx, s, path, "the URL contains blanks or control characters");
-            return 1;
-        }
-    }
-    return 0;
+    vc_opt_error(ctx, s, path, "%s", err);
+    return 1;
 }
 
 static int check_bucket(const vc_target_t *t, const config_setting_t *s, const char *path,

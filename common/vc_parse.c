@@ -307,6 +307,57 @@ vc_status_t vc_parse_int(const char *text, int64_t min, int64_t max, int64_t *ou
     return VC_OK;
 }
 
+vc_status_t vc_parse_http_url(const char *text, char *err, size_t errlen)
+{
+    const char *t = text ? text : "";
+    const char *rest = strncmp(t, "http://", 7) == 0    ? t + 7
+                       : strncmp(t, "https://", 8) == 0 ? t + 8
+                                                         : NULL;
+    for (const unsigned char *p = (const unsigned char *)t; *p; p++) {
+        if (*p <= ' ' || *p == 0x7f) {
+            seterr(err, errlen, "invalid URL \"%.*s\": contains blanks or control characters",
+                   SHOW(t));
+            return VC_ERR_ARG;
+        }
+    }
+    if (!rest || !*rest || *rest == '/' || *rest == ':' || *rest == '?' || *rest == '#') {
+        seterr(err, errlen, "invalid URL \"%.*s\": expected http:// or https:// and a host, like "
+                            "\"http://127.0.0.1:7480\"", SHOW(t));
+        return VC_ERR_ARG;
+    }
+    size_t authority = strcspn(rest, "/?#");
+    if (memchr(rest, '@', authority)) {
+        /* Never echo it: what precedes '@' may be a secret. */
+        seterr(err, errlen, "invalid URL: it carries user information ('...@host'); credentials "
+                            "never go in config files, each agent reads its own");
+        return VC_ERR_ARG;
+    }
+    /* The port follows the host; an IPv6 host is in brackets and has colons. */
+    const char *host_end = rest;
+    if (rest[0] == '[') {
+        host_end = memchr(rest, ']', authority);
+        if (!host_end) {
+            seterr(err, errlen, "invalid URL \"%.*s\": unclosed '[' in the host", SHOW(t));
+            return VC_ERR_ARG;
+        }
+    }
+    const char *colon = memchr(host_end, ':', authority - (size_t)(host_end - rest));
+    if (colon) {
+        size_t plen = authority - (size_t)(colon + 1 - rest);
+        int ok = plen >= 1 && plen <= 5;
+        long port = 0;
+        for (size_t i = 0; ok && i < plen; i++) {
+            ok = isdigit((unsigned char)colon[1 + i]);
+            port = port * 10 + (colon[1 + i] - '0');
+        }
+        if (!ok || port < 1 || port > 65535) {
+            seterr(err, errlen, "invalid URL \"%.*s\": the port must be 1 to 65535", SHOW(t));
+            return VC_ERR_ARG;
+        }
+    }
+    return VC_OK;
+}
+
 /* Largest unit (in table order, largest last) that divides v exactly. */
 static char *format_units(int64_t v, const char *const *names, const int64_t *mults, int n,
                           char *buf, size_t len)
