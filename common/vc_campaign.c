@@ -253,7 +253,7 @@ static const vc_opt_t job_opts[] = {
      .doc_default = "`[\"put\", \"get\", \"head\", \"delete\"]`",
      .help = "the operations, in order; each works on the keys the put made"},
     {.name = "key_prefix", .type = VC_OPT_STRING, .mask = KO, JOBF(key_prefix),
-     .help = "keys are KEY_PREFIX + AGENT + \"/s3bench-\" + iteration"},
+     .help = "keys go under this prefix; each agent adds its own name so agents never collide"},
     {.name = "upload_file", .type = VC_OPT_STRING, .mask = KO, JOBF(upload_file),
      .help = "file on the agent to upload (its size wins); empty: `size` bytes of zeros"},
     {.name = "interval", .type = VC_OPT_DURATION, .mask = KR, JOBF(probe_interval_ms), .min = 0,
@@ -947,7 +947,9 @@ static void read_targets(vc_campaign_t *c, const config_setting_t *list, vc_opt_
             if (strcmp(kind, target_kind_names[k]) == 0)
                 v = k;
         if (ks && v < 0) {
-            vc_opt_error(ctx, ks, path, "kind must be \"s3\" or \"ais\"");
+            char sub[96];
+            snprintf(sub, sizeof sub, "%s.kind", path);
+            vc_opt_error(ctx, ks, sub, "kind must be \"s3\" or \"ais\"");
             v = 0;
         }
         if (!ks)
@@ -1069,8 +1071,9 @@ static void check_job(vc_campaign_t *c, pending_job_t *pj, const config_setting_
             snprintf(sub, sizeof sub, "%s.prefix", path);
             check_prefix(j->prefix, m, sub, ctx);
         }
+        snprintf(sub, sizeof sub, "%s.agents", path);
         if (e->nagents > 1 && pj->given_agents)
-            vc_opt_error(ctx, config_setting_get_member(g, "agents"), path,
+            vc_opt_error(ctx, config_setting_get_member(g, "agents"), sub,
                          "a populate job runs on one agent: %d agents would each write `count` "
                          "objects under the same prefix",
                          e->nagents);
@@ -1182,9 +1185,12 @@ static void read_jobs(vc_campaign_t *c, const config_setting_t *list, vc_opt_ctx
                        ? vc_workload_parse(config_setting_get_string(ks))
                        : -1;
         if (kind < 0) {
-            if (ks)
-                vc_opt_error(ctx, ks, path, "kind must be one of populate, list-scale, ops, "
-                                            "probe, calibrate, null");
+            if (ks) {
+                char sub[96];
+                snprintf(sub, sizeof sub, "%s.kind", path);
+                vc_opt_error(ctx, ks, sub, "kind must be one of populate, list-scale, ops, "
+                                           "probe, calibrate, null");
+            }
             else
                 vc_opt_error(ctx, g, path, "missing required setting 'kind' (populate, "
                                            "list-scale, ops, probe, calibrate or null)");
@@ -1280,8 +1286,7 @@ static vc_status_t load(config_t *cfg, int ok, const char *name, vc_campaign_t *
                         strerror(errno ? errno : EIO));
             return VC_ERR_IO;
         }
-        vc_diag_add(diag, config_error_file(cfg) ? config_error_file(cfg) : name,
-                    config_error_line(cfg), NULL, "syntax error: %s", config_error_text(cfg));
+        vc_opt_syntax_error(cfg, name, diag);
         return VC_ERR_CONFIG;
     }
     c = calloc(1, sizeof *c);

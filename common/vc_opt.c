@@ -32,6 +32,18 @@ void vc_opt_error(vc_opt_ctx_t *ctx, const config_setting_t *s, const char *path
     ctx->errors++;
 }
 
+void vc_opt_syntax_error(const config_t *cfg, const char *file, vc_diag_t *diag)
+{
+    const char *text = config_error_text(cfg) ? config_error_text(cfg) : "cannot parse";
+    const char *where = config_error_file(cfg) ? config_error_file(cfg) : file;
+    if (strcmp(text, "syntax error") == 0)
+        vc_diag_add(diag, where, config_error_line(cfg), NULL,
+                    "syntax error: look for a missing ',' between list elements, a missing ';' "
+                    "after a setting, or an unclosed bracket or quote, here or just before");
+    else
+        vc_diag_add(diag, where, config_error_line(cfg), NULL, "syntax error: %s", text);
+}
+
 static const char *type_name(int t)
 {
     switch (t) {

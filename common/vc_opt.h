@@ -70,6 +70,9 @@ struct vc_opt_s {
 void vc_opt_error(vc_opt_ctx_t *ctx, const config_setting_t *s, const char *path, const char *fmt,
                   ...) __attribute__((format(printf, 4, 5)));
 
+/* Reports the parse error libconfig left in cfg (file, line, what). */
+void vc_opt_syntax_error(const config_t *cfg, const char *file, vc_diag_t *diag);
+
 /* Reads every setting of group into obj for variant v (0..31). Reports
  * unknown names (with a suggestion, and a pointed message for anything that
  * looks like a credential), options of another variant, wrong types, values

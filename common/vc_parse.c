@@ -94,9 +94,9 @@ static int read_number(const char *text, number_t *n)
     int seen_point = 0, digits = 0;
     for (;; p++) {
         if (isdigit((unsigned char)*p)) {
-            if (n->mantissa > (INT64_MAX - 9) / 10)
+            if (__builtin_mul_overflow(n->mantissa, 10, &n->mantissa) ||
+                __builtin_add_overflow(n->mantissa, *p - '0', &n->mantissa))
                 return -3;
-            n->mantissa = n->mantissa * 10 + (*p - '0');
             digits++;
             if (seen_point)
                 n->frac_digits++;
