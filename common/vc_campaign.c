@@ -125,7 +125,7 @@ static int omit_scale(const void *obj)
 static const vc_opt_t campaign_opts[] = {
     {.name = "name", .type = VC_OPT_STRING, .flags = VC_OPT_REQUIRED | VC_OPT_NAME, CMP(name),
      .help = "the campaign's name, used in results and reports"},
-    {.name = "description", .type = VC_OPT_STRING, CMP(description),
+    {.name = "description", .type = VC_OPT_STRING, .flags = VC_OPT_MULTILINE, CMP(description),
      .help = "what the campaign measures, for people reading its results"},
     {.name = "schedule", .type = VC_OPT_ENUM, CMP(schedule), .choices = schedule_names,
      .help = "how a job runs on its agents unless the job says otherwise (see Schedules)"},
@@ -605,7 +605,9 @@ static int parse_scale(const vc_opt_t *o, const config_setting_t *s, void *obj, 
             for (int k = 0; k < 2; k++) {
                 const config_setting_t *x = k ? prefix_s : label_s;
                 if (x && config_setting_type(x) != CONFIG_TYPE_STRING) {
-                    vc_opt_error(ctx, x, sub, "'%s' expects a string", k ? "prefix" : "label");
+                    char xsub[290];
+                    snprintf(xsub, sizeof xsub, "%s.%s", sub, k ? "prefix" : "label");
+                    vc_opt_error(ctx, x, xsub, "expects a string");
                     bad++;
                 }
             }
@@ -976,10 +978,6 @@ static void read_targets(vc_campaign_t *c, const config_setting_t *list, vc_opt_
                                           "or ht", tg.provider);
             }
         }
-        if ((m = config_setting_get_member(g, "region")) && !valid_text(tg.region)) {
-            snprintf(sub, sizeof sub, "%s.region", path);
-            vc_opt_error(ctx, m, sub, "contains control characters");
-        }
         if (*tg.name) {
             int dup = vc_campaign_target_find(c, tg.name);
             if (dup >= 0) {
@@ -1018,12 +1016,6 @@ static void read_agents(vc_campaign_t *c, const config_setting_t *list, vc_opt_c
         vc_campaign_agent_t a;
         memset(&a, 0, sizeof a);
         vc_opt_read_group(agent_opts, g, &a, 0, NULL, path, ctx);
-        const config_setting_t *m = config_setting_get_member(g, "site");
-        if (m && !valid_text(a.site)) {
-            char sub[96];
-            snprintf(sub, sizeof sub, "%s.site", path);
-            vc_opt_error(ctx, m, sub, "contains control characters");
-        }
         if (*a.name) {
             int dup = vc_campaign_agent_find(c, a.name);
             if (dup >= 0) {
@@ -1117,11 +1109,6 @@ static void check_job(vc_campaign_t *c, pending_job_t *pj, const config_setting_
         if (j->kind == VC_WL_OPS && (m = config_setting_get_member(g, "key_prefix"))) {
             snprintf(sub, sizeof sub, "%s.key_prefix", path);
             check_prefix(j->key_prefix, m, sub, ctx);
-        }
-        if (j->kind == VC_WL_OPS && (m = config_setting_get_member(g, "upload_file")) &&
-            !valid_text(j->upload_file)) {
-            snprintf(sub, sizeof sub, "%s.upload_file", path);
-            vc_opt_error(ctx, m, sub, "contains control characters");
         }
         break;
     default:
@@ -1301,21 +1288,12 @@ static vc_status_t load(config_t *cfg, int ok, const char *name, vc_campaign_t *
     vc_opt_ctx_t ctx = {.file = name, .diag = diag, .errors = 0, .user = c};
     const config_setting_t *root = config_root_setting(cfg);
     vc_opt_read_group(campaign_opts, root, c, 0, NULL, "", &ctx);
-    if (!valid_text(c->description)) {
-        /* Multi-line descriptions are fine; other control characters are not. */
-        for (const char *p = c->description; *p; p++)
-            if ((unsigned char)*p < 0x20 && *p != '\n' && *p != '\t') {
-                vc_opt_error(&ctx, config_setting_get_member(root, "description"), "description",
-                             "contains control characters");
-                break;
-            }
-    }
     const config_setting_t *s;
     if ((s = config_setting_get_member(root, "targets")))
         read_targets(c, s, &ctx);
     if ((s = config_setting_get_member(root, "agents")))
         read_agents(c, s, &ctx);
-    if ((s = config_setting_get_member(root, "jobs")) && c->nagents > 0)
+    if ((s = config_setting_get_member(root, "jobs")))
         read_jobs(c, s, &ctx);
     if (ctx.errors == 0) {
         *out = c;

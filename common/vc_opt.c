@@ -166,6 +166,15 @@ int vc_opt_read_one(const vc_opt_t *o, const config_setting_t *s, void *obj, con
             vc_opt_error(ctx, s, path, "too long (%zu characters; at most %zu)", n, o->size - 1);
             return 1;
         }
+        for (size_t i = 0; i < n; i++) {
+            unsigned char ch = (unsigned char)str[i];
+            if ((ch < 0x20 || ch == 0x7f) &&
+                !((o->flags & VC_OPT_MULTILINE) && (ch == '\n' || ch == '\t'))) {
+                vc_opt_error(ctx, s, path, "contains a control character (code %u) at position "
+                                           "%zu", ch, i);
+                return 1;
+            }
+        }
         if ((o->flags & VC_OPT_NONEMPTY) && n == 0) {
             vc_opt_error(ctx, s, path, "must not be empty");
             return 1;
@@ -369,7 +378,7 @@ int vc_opt_read_group(const vc_opt_t *table, const config_setting_t *group, void
         if (!(o->flags & VC_OPT_REQUIRED) || (o->mask && !(o->mask & (1u << v))))
             continue;
         if (!config_setting_get_member(group, o->name)) {
-            vc_opt_error(ctx, group, path, "missing required setting '%s' (%s)", o->name, o->help);
+            vc_opt_error(ctx, group, path, "missing required setting '%s': %s", o->name, o->help);
             errors++;
         }
     }

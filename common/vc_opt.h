@@ -33,6 +33,8 @@ enum {
     VC_OPT_INPUT_ONLY = 1u << 1, /* read but not written back (expanded into other options) */
     VC_OPT_NONEMPTY = 1u << 2,   /* strings: "" is an error */
     VC_OPT_NAME = 1u << 3,       /* strings: a name, [A-Za-z0-9_.-]+ */
+    VC_OPT_MULTILINE = 1u << 4,  /* strings: newlines and tabs allowed (other control
+                                  * characters never are, in any string) */
 };
 
 typedef struct vc_opt_s vc_opt_t;

@@ -57,7 +57,7 @@ static const unit_t count_units[] = {
     {"g", 1000000000LL},
     {NULL, 0},
 };
-static const char count_unit_help[] = "K, M, G (powers of 1000)";
+static const char count_unit_help[] = "K, M or G, powers of 1000";
 
 static void seterr(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -363,6 +363,60 @@ static void test_missing_file(void **state)
     assert_null(c);
 }
 
+/* Odd shapes in every place: each must fail with messages, never crash. */
+static void test_adversarial(void **state)
+{
+    (void)state;
+    static const char *const texts[] = {
+        "",
+        "name = 5;",
+        "name = \"x\"; targets = 5; agents = 6; jobs = 7;",
+        "name = \"x\"; targets = { a = 1; }; agents = [ 1, 2 ]; jobs = ( 1, \"a\" );",
+        "name = \"x\"; agents = ( { name = \"a\"; site = [ 1 ]; } ); jobs = ( { } );",
+        "name = \"x\"; agents = ( { name = \"a\"; } ); jobs = ( { name = 5; kind = 5; } );",
+        "name = \"x\"; agents = ( ( ) ); jobs = ( { name = \"n\"; kind = \"null\"; count = -5; } );",
+        "name = \"x\"; targets = ( { name = \"t\"; kind = \"ais\"; bucket = \"b\"; } );"
+        " agents = ( { name = \"a\"; } );"
+        " jobs = ( { name = \"l\"; kind = \"list-scale\"; target = 5; s3_target = [ ];"
+        " scale = ( \"x\", { count = \"1Q\"; label = 7; prefix = 8; zz = 1; }, ( ) ); paths = 5;"
+        " runs = 1.5; nbi_poll = true; warmup = \"maybe\"; } );",
+        "name = \"x\"; agents = ( { name = \"a\"; } ); jobs = ( { name = \"l\"; kind = \"list-scale\";"
+        " scale = [ ]; paths = [ ]; } );",
+        "name = \"x\"; agents = ( { name = \"a\"; } ); jobs = ( { name = \"o\"; kind = \"ops\";"
+        " ops = [ \"put\", \"put\", \"get\", \"head\", \"delete\" ]; agents = [ ]; } );",
+        "name = \"x\"; agents = ( { name = \"a\"; } ); jobs = ( { name = \"p\"; kind = \"populate\";"
+        " scale_from = 5; scale = [ 1 ]; prefix = \"/abs\"; } );",
+        "name = \"x\"; description = \"bell\\x07\"; agents = ( { name = \"a\"; } );"
+        " jobs = ( { name = \"n\"; kind = \"null\"; schedule = 3; } );",
+        "name = \"x\"; agents = ( { name = \"a\"; } ); jobs = ( { name = \"l\"; kind = \"list-scale\";"
+        " scale = [ 1000 ]; scale_prefix = \"{k}{nope}\"; paths = [ \"s3-direct\" ]; } );",
+        "name = \"x\"; agents = ( { name = \"a\"; } ); jobs = ( { name = \"l\"; kind = \"list-scale\";"
+        " scale = [ 1000 ]; scale_prefix = \"{k\"; } );",
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        vc_diag_t *d = vc_diag_new();
+        vc_campaign_t *c = load_text(texts[i], d);
+        if (c)
+            fail_msg("case %zu loaded: %s", i, texts[i]);
+        assert_true(vc_diag_count(d) >= 1);
+        for (size_t k = 0; k < vc_diag_count(d); k++)
+            assert_non_null(strstr(vc_diag_get(d, k), "inline.cfg"));
+        vc_diag_destroy(&d);
+    }
+
+    /* Longest strings: one byte over each buffer is refused, not cut. */
+    char text[8192];
+    char longname[VC_NAME_MAX + 1];
+    memset(longname, 'a', sizeof longname - 1);
+    longname[sizeof longname - 1] = '\0';
+    snprintf(text, sizeof text, "name = \"%s\"; agents = ( { name = \"a\"; } ); "
+                                "jobs = ( { name = \"n\"; kind = \"null\"; } );", longname);
+    vc_diag_t *d = vc_diag_new();
+    assert_null(load_text(text, d));
+    assert_non_null(strstr(vc_diag_get(d, 0), "too long"));
+    vc_diag_destroy(&d);
+}
+
 static const char minimal[] = "name = \"m\";\n"
                               "targets = ( { name = \"s3\"; kind = \"s3\"; bucket = \"b-1\"; },\n"
                               "            { name = \"ais\"; kind = \"ais\"; bucket = \"b-1\"; } );\n"
@@ -665,6 +719,7 @@ int main(void)
         cmocka_unit_test(test_effective_round_trip),
         cmocka_unit_test(test_bad_campaigns),
         cmocka_unit_test(test_missing_file),
+        cmocka_unit_test(test_adversarial),
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_plan_parallel_sequential),
         cmocka_unit_test(test_plan_interleaved_list),
