@@ -73,7 +73,6 @@ int vc_schedule_parse(const char *name)
 #define TS K(VC_TK_S3)
 #define TA K(VC_TK_AIS)
 
-#define MS(x) ((int64_t)(x))
 #define SEC(x) ((int64_t)(x) * 1000)
 #define GIB(x) ((int64_t)(x) << 30)
 
@@ -268,14 +267,8 @@ static const vc_opt_t job_opts[] = {
 typedef struct {
     vc_campaign_job_t e;
     char scale_from[SCALE_FROM_MAX];
-    int scale_from_line;
     int given_prefix, given_count, given_scale, given_agents;
 } pending_job_t;
-
-typedef struct {
-    vc_campaign_t *c;
-    vc_opt_ctx_t ctx;
-} loader_t;
 
 static vc_campaign_t *ctx_campaign(vc_opt_ctx_t *ctx)
 {
@@ -727,11 +720,6 @@ static int parse_ops(const vc_opt_t *o, const config_setting_t *s, void *obj, vc
 
 /* ---- writers ---------------------------------------------------------- */
 
-static void write_list_open(FILE *out)
-{
-    fputs("(\n", out);
-}
-
 static void write_target_kind(const vc_opt_t *o, const void *obj, FILE *out, int indent,
                               const void *user)
 {
@@ -781,7 +769,7 @@ static void write_scale(const vc_opt_t *o, const void *obj, FILE *out, int inden
 {
     (void)o, (void)user;
     const vc_job_t *j = &((const vc_campaign_job_t *)obj)->job;
-    write_list_open(out);
+    fputs("(\n", out);
     for (int i = 0; i < j->nscale; i++) {
         fprintf(out, "%*s{ label = ", indent + 4, "");
         vc_opt_write_string(out, j->scale[i].label);
@@ -827,7 +815,7 @@ static void write_group_list(const vc_opt_t *table, const void *base, size_t str
                              int (*variant)(const void *el), FILE *out, int indent,
                              const vc_campaign_t *c)
 {
-    write_list_open(out);
+    fputs("(\n", out);
     for (size_t i = 0; i < n; i++) {
         const void *el = (const char *)base + i * stride;
         fprintf(out, "%*s{\n", indent + 2, "");
@@ -1194,7 +1182,6 @@ static void read_jobs(vc_campaign_t *c, const config_setting_t *list, vc_opt_ctx
         const config_setting_t *sf = config_setting_get_member(g, "scale_from");
         if (sf && kind == VC_WL_POPULATE && config_setting_type(sf) == CONFIG_TYPE_STRING) {
             snprintf(pj->scale_from, sizeof pj->scale_from, "%s", config_setting_get_string(sf));
-            pj->scale_from_line = config_setting_source_line(sf);
             if (!*pj->scale_from) {
                 char sub[96];
                 snprintf(sub, sizeof sub, "%s.scale_from", path);

@@ -250,6 +250,39 @@ static void test_effective_round_trip(void **state)
     }
 }
 
+static void test_round_trip_escapes(void **state)
+{
+    (void)state;
+    /* Quotes, backslashes, newlines, tabs and UTF-8 survive print and re-load. */
+    static const char text[] =
+        "name = \"esc\";\n"
+        "description = \"say \\\"hi\\\" \\\\ back\\nslash\\tand \xc2\xb5s\";\n"
+        "targets = ( { name = \"s3\"; kind = \"s3\"; bucket = \"b-1\"; region = \"eu-west-1\"; } );\n"
+        "agents = ( { name = \"a\"; site = \"Caf\xc3\xa9 \\\"wifi\\\"\"; } );\n"
+        "jobs = ( { name = \"o\"; kind = \"ops\"; target = \"s3\"; key_prefix = \"we ird/\\\\k/\";"
+        " upload_file = \"/tmp/a \\\"b\\\"\"; } );\n";
+    vc_diag_t *d = vc_diag_new();
+    vc_campaign_t *a = load_text(text, d);
+    if (!a) {
+        vc_diag_print(d, stderr);
+        fail();
+    }
+    assert_string_equal(vc_campaign_description(a), "say \"hi\" \\ back\nslash\tand \xc2\xb5s");
+    assert_string_equal(vc_campaign_agent(a, 0)->site, "Caf\xc3\xa9 \"wifi\"");
+    char *eff = effective(a);
+    vc_campaign_t *b = load_text(eff, d);
+    if (!b) {
+        vc_diag_print(d, stderr);
+        fail_msg("does not re-load:\n%s", eff);
+    }
+    char *da = describe(a), *db = describe(b);
+    assert_string_equal(da, db);
+    free(da), free(db), free(eff);
+    vc_campaign_destroy(&a);
+    vc_campaign_destroy(&b);
+    vc_diag_destroy(&d);
+}
+
 static int by_name(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -717,6 +750,7 @@ int main(void)
         cmocka_unit_test(test_seed2_campaign),
         cmocka_unit_test(test_demo_campaign),
         cmocka_unit_test(test_effective_round_trip),
+        cmocka_unit_test(test_round_trip_escapes),
         cmocka_unit_test(test_bad_campaigns),
         cmocka_unit_test(test_missing_file),
         cmocka_unit_test(test_adversarial),
