@@ -677,15 +677,15 @@ static char *read_file(const char *path)
     FILE *f = fopen(path, "r");
     if (!f)
         fail_msg("cannot open %s", path);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&buf, &len);
-    char chunk[4096];
-    size_t r;
-    while ((r = fread(chunk, 1, sizeof chunk, f)) > 0)
-        fwrite(chunk, 1, r, m);
+    assert_int_equal(fseek(f, 0, SEEK_END), 0);
+    long size = ftell(f);
+    assert_true(size >= 0);
+    rewind(f);
+    char *buf = malloc((size_t)size + 1);
+    assert_non_null(buf);
+    assert_int_equal(fread(buf, 1, (size_t)size, f), (size_t)size);
+    buf[size] = '\0';
     fclose(f);
-    fclose(m);
     return buf;
 }
 
