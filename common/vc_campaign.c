@@ -905,27 +905,49 @@ static int check_bucket(const vc_target_t *t, const config_setting_t *s, const c
     return 0;
 }
 
-static void read_targets(vc_campaign_t *c, const config_setting_t *list, vc_opt_ctx_t *ctx)
+/* Length of a top-level list (targets, agents, jobs); -1 after reporting
+ * that it is not a list of groups or has too few or too many elements. */
+static int section_len(const config_setting_t *list, const char *name, const char *noun, int min,
+                       int max, const char *example, vc_opt_ctx_t *ctx)
 {
-    int t = config_setting_type(list);
-    if (t != CONFIG_TYPE_LIST) {
-        vc_opt_error(ctx, list, "targets", "expects a list of groups: targets = ( { name = ...; "
-                                           "kind = \"s3\"; ... } );");
-        return;
+    if (config_setting_type(list) != CONFIG_TYPE_LIST) {
+        vc_opt_error(ctx, list, name, "expects a list of groups: %s = ( %s );", name, example);
+        return -1;
     }
     int n = config_setting_length(list);
+    if (n < min) {
+        vc_opt_error(ctx, list, name, "is empty: a campaign needs at least one %s", noun);
+        return -1;
+    }
+    if (n > max) {
+        vc_opt_error(ctx, list, name, "has %d %ss; at most %d", n, noun, max);
+        return -1;
+    }
+    return n;
+}
+
+/* Element i of a section list, or NULL after reporting that it is no group. */
+static const config_setting_t *section_group(const config_setting_t *list, int i, const char *name,
+                                             char *path, size_t plen, vc_opt_ctx_t *ctx)
+{
+    const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
+    snprintf(path, plen, "%s[%d]", name, i);
+    if (config_setting_type(g) != CONFIG_TYPE_GROUP) {
+        vc_opt_error(ctx, g, path, "expects a group { name = ...; ... }");
+        return NULL;
+    }
+    return g;
+}
+
+static void read_targets(vc_campaign_t *c, const config_setting_t *list, vc_opt_ctx_t *ctx)
+{
+    int n = section_len(list, "targets", "target", 0, VC_CAMPAIGN_MAX_TARGETS,
+                        "{ name = \"s3\"; kind = \"s3\"; bucket = ...; }", ctx);
     for (int i = 0; i < n; i++) {
-        const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
         char path[64];
-        snprintf(path, sizeof path, "targets[%d]", i);
-        if (config_setting_type(g) != CONFIG_TYPE_GROUP) {
-            vc_opt_error(ctx, g, path, "expects a group { name = ...; kind = ...; ... }");
+        const config_setting_t *g = section_group(list, i, "targets", path, sizeof path, ctx);
+        if (!g)
             continue;
-        }
-        if (c->ntargets >= VC_CAMPAIGN_MAX_TARGETS) {
-            vc_opt_error(ctx, g, path, "too many targets (at most %d)", VC_CAMPAIGN_MAX_TARGETS);
-            return;
-        }
         vc_target_t tg;
         vc_target_init(&tg);
         const config_setting_t *ks = config_setting_get_member(g, "kind");
@@ -981,26 +1003,13 @@ static void read_targets(vc_campaign_t *c, const config_setting_t *list, vc_opt_
 
 static void read_agents(vc_campaign_t *c, const config_setting_t *list, vc_opt_ctx_t *ctx)
 {
-    if (config_setting_type(list) != CONFIG_TYPE_LIST) {
-        vc_opt_error(ctx, list, "agents", "expects a list of groups: agents = ( { name = \"ec2\"; "
-                                          "site = \"EC2 same region\"; } );");
-        return;
-    }
-    int n = config_setting_length(list);
-    if (n == 0)
-        vc_opt_error(ctx, list, "agents", "is empty: a campaign needs at least one agent");
+    int n = section_len(list, "agents", "agent", 1, VC_CAMPAIGN_MAX_AGENTS,
+                        "{ name = \"ec2\"; site = \"EC2 same region\"; }", ctx);
     for (int i = 0; i < n; i++) {
-        const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
         char path[64];
-        snprintf(path, sizeof path, "agents[%d]", i);
-        if (config_setting_type(g) != CONFIG_TYPE_GROUP) {
-            vc_opt_error(ctx, g, path, "expects a group { name = ...; site = ...; }");
+        const config_setting_t *g = section_group(list, i, "agents", path, sizeof path, ctx);
+        if (!g)
             continue;
-        }
-        if (c->nagents >= VC_CAMPAIGN_MAX_AGENTS) {
-            vc_opt_error(ctx, g, path, "too many agents (at most %d)", VC_CAMPAIGN_MAX_AGENTS);
-            return;
-        }
         vc_campaign_agent_t a;
         memset(&a, 0, sizeof a);
         vc_opt_read_group(agent_opts, g, &a, 0, NULL, path, ctx);
@@ -1124,20 +1133,10 @@ static int push_job(vc_campaign_t *c, const vc_campaign_job_t *e, const config_s
 
 static void read_jobs(vc_campaign_t *c, const config_setting_t *list, vc_opt_ctx_t *ctx)
 {
-    if (config_setting_type(list) != CONFIG_TYPE_LIST) {
-        vc_opt_error(ctx, list, "jobs", "expects a list of groups: jobs = ( { name = ...; kind "
-                                        "= ...; ... } );");
+    int n = section_len(list, "jobs", "job", 1, VC_CAMPAIGN_MAX_JOBS,
+                        "{ name = ...; kind = ...; ... }", ctx);
+    if (n < 0)
         return;
-    }
-    int n = config_setting_length(list);
-    if (n == 0) {
-        vc_opt_error(ctx, list, "jobs", "is empty: a campaign needs at least one job");
-        return;
-    }
-    if (n > VC_CAMPAIGN_MAX_JOBS) {
-        vc_opt_error(ctx, list, "jobs", "has %d jobs; at most %d", n, VC_CAMPAIGN_MAX_JOBS);
-        return;
-    }
     pending_job_t *pend = calloc((size_t)n, sizeof *pend);
     const config_setting_t **groups = calloc((size_t)n, sizeof *groups);
     if (!pend || !groups) {
@@ -1145,16 +1144,13 @@ static void read_jobs(vc_campaign_t *c, const config_setting_t *list, vc_opt_ctx
         goto done;
     }
     for (int i = 0; i < n; i++) {
-        const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
         pending_job_t *pj = &pend[i];
         char path[64];
-        snprintf(path, sizeof path, "jobs[%d]", i);
-        groups[i] = g;
+        const config_setting_t *g = section_group(list, i, "jobs", path, sizeof path, ctx);
+        groups[i] = g ? g : list;
         pj->e.job.kind = VC_WL_COUNT; /* not read */
-        if (config_setting_type(g) != CONFIG_TYPE_GROUP) {
-            vc_opt_error(ctx, g, path, "expects a group { name = ...; kind = ...; ... }");
+        if (!g)
             continue;
-        }
         const config_setting_t *ks = config_setting_get_member(g, "kind");
         int kind = ks && config_setting_type(ks) == CONFIG_TYPE_STRING
                        ? vc_workload_parse(config_setting_get_string(ks))

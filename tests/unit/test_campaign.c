@@ -450,6 +450,42 @@ static void test_adversarial(void **state)
     vc_diag_destroy(&d);
 }
 
+/* The limits are errors, not truncation: 33 targets; 9 populate jobs of
+ * 32 scale points (288 jobs once expanded). */
+static void test_limits(void **state)
+{
+    (void)state;
+    size_t cap = 64 * 1024, o = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    o += (size_t)snprintf(text + o, cap - o, "name = \"big\"; targets = (");
+    for (int i = 0; i < VC_CAMPAIGN_MAX_TARGETS + 1; i++)
+        o += (size_t)snprintf(text + o, cap - o, "%s{ name = \"t%d\"; kind = \"s3\"; bucket = \"b-1\"; }",
+                              i ? ", " : "", i);
+    o += (size_t)snprintf(text + o, cap - o, "); agents = ( { name = \"a\"; } ); jobs = ( "
+                                             "{ name = \"n\"; kind = \"null\"; } );");
+    vc_diag_t *d = vc_diag_new();
+    assert_null(load_text(text, d));
+    assert_non_null(strstr(vc_diag_get(d, 0), "targets: has 33 targets; at most 32"));
+    vc_diag_clear(d);
+
+    o = (size_t)snprintf(text, cap, "name = \"big\"; targets = ( { name = \"s3\"; kind = \"s3\";"
+                                    " bucket = \"b-1\"; } ); agents = ( { name = \"a\"; } ); jobs = (");
+    for (int j = 0; j < 9; j++) {
+        o += (size_t)snprintf(text + o, cap - o, "%s{ name = \"p%d\"; kind = \"populate\"; "
+                                                 "target = \"s3\"; scale_prefix = \"x%d/{n}/\"; scale = [",
+                              j ? ", " : "", j, j);
+        for (int k = 0; k < VC_MAX_SCALE_POINTS; k++)
+            o += (size_t)snprintf(text + o, cap - o, "%s%d", k ? ", " : "", k + 1);
+        o += (size_t)snprintf(text + o, cap - o, "]; }");
+    }
+    snprintf(text + o, cap - o, ");");
+    assert_null(load_text(text, d));
+    assert_non_null(strstr(vc_diag_get(d, 0), "too many jobs (at most 256"));
+    vc_diag_destroy(&d);
+    free(text);
+}
+
 static const char minimal[] = "name = \"m\";\n"
                               "targets = ( { name = \"s3\"; kind = \"s3\"; bucket = \"b-1\"; },\n"
                               "            { name = \"ais\"; kind = \"ais\"; bucket = \"b-1\"; } );\n"
@@ -754,6 +790,7 @@ int main(void)
         cmocka_unit_test(test_bad_campaigns),
         cmocka_unit_test(test_missing_file),
         cmocka_unit_test(test_adversarial),
+        cmocka_unit_test(test_limits),
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_plan_parallel_sequential),
         cmocka_unit_test(test_plan_interleaved_list),
