@@ -18,6 +18,7 @@ struct va_http_t {
     char *buf; /* memory sink */
     size_t len, cap, max;
     int truncated;
+    int aborted; /* on_body asked to stop */
     const va_http_req_t *req;
     va_http_resp_t *resp;
     size_t upload_pos;   /* in-memory body read position */
@@ -77,6 +78,15 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *userp)
         return n;
     case VA_SINK_FILE:
         return fwrite(data, 1, n, self->req->sink_file);
+    case VA_SINK_CALLBACK: {
+        long status = 0;
+        curl_easy_getinfo(self->curl, CURLINFO_RESPONSE_CODE, &status);
+        if (self->req->on_body && self->req->on_body(self->req->on_body_ud, status, data, n) != 0) {
+            self->aborted = 1;
+            return 0; /* abort: CURLE_WRITE_ERROR */
+        }
+        return n;
+    }
     case VA_SINK_MEMORY:
     default:
         break;
@@ -175,12 +185,12 @@ static int32_t us_or_unknown(CURL *c, CURLINFO what)
     return v > INT32_MAX ? INT32_MAX : (int32_t)v;
 }
 
-static void describe_error(va_http_t *self, CURLcode rc)
+static void describe_error(va_http_t *self, const va_http_req_t *req, va_http_resp_t *r,
+                           CURLcode rc)
 {
-    va_http_resp_t *r = self->resp;
     CURLU *u = curl_url();
     char *host = NULL, *port = NULL;
-    if (u && curl_url_set(u, CURLUPART_URL, self->req->url, 0) == CURLUE_OK) {
+    if (u && curl_url_set(u, CURLUPART_URL, req->url, 0) == CURLUE_OK) {
         curl_url_get(u, CURLUPART_HOST, &host, 0);
         curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT);
     }
@@ -200,6 +210,7 @@ vc_status_t va_http_do(va_http_t *self, const va_http_req_t *req, va_http_resp_t
     self->resp = resp;
     self->len = 0;
     self->truncated = 0;
+    self->aborted = 0;
     self->upload_pos = 0;
     self->max = req->max_body ? req->max_body : (size_t)64 << 20;
     self->errbuf[0] = '\0';
@@ -211,6 +222,8 @@ vc_status_t va_http_do(va_http_t *self, const va_http_req_t *req, va_http_resp_t
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c, CURLOPT_USERAGENT, self->user_agent);
     curl_easy_setopt(c, CURLOPT_TCP_NODELAY, 1L);
+    if (req->path_as_is)
+        curl_easy_setopt(c, CURLOPT_PATH_AS_IS, 1L);
     curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, self->opts.connect_timeout_ms);
     curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, req->timeout_ms > 0 ? req->timeout_ms : 60000L);
     curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, self->opts.verify_tls ? 1L : 0L);
@@ -293,15 +306,20 @@ vc_status_t va_http_do(va_http_t *self, const va_http_req_t *req, va_http_resp_t
         resp->body_len = self->len;
     }
     resp->body_truncated = self->truncated;
+    resp->body_aborted = self->aborted;
     self->req = NULL;
     self->resp = NULL;
 
     if (rc == CURLE_OK)
         return VC_OK;
-    describe_error(self, rc);
+    describe_error(self, req, resp, rc);
     if (self->truncated) {
         snprintf(resp->error, sizeof resp->error, "reply body larger than %zu bytes", self->max);
         return VC_ERR_PROTO;
+    }
+    if (self->aborted) {
+        snprintf(resp->error, sizeof resp->error, "reply body rejected by its reader");
+        return VC_ERR_CANCELLED;
     }
     if (rc == CURLE_OPERATION_TIMEDOUT)
         return VC_ERR_TIMEOUT;
@@ -342,6 +360,11 @@ void va_http_fill_sample(const va_http_resp_t *resp, vc_sample_t *s)
     if (resp->curl_code == CURLE_OPERATION_TIMEDOUT) {
         s->err_class = VC_EC_TIMEOUT;
         VC_SAMPLE_SET(s, err_code, "Timeout");
+        VC_SAMPLE_SET(s, err_msg, resp->error);
+    } else if (resp->body_aborted) {
+        /* the reader that stopped the body knows why and sets the code */
+        s->err_class = VC_EC_PROTOCOL;
+        VC_SAMPLE_SET(s, err_code, "BodyRejected");
         VC_SAMPLE_SET(s, err_msg, resp->error);
     } else if (resp->curl_code != CURLE_OK && !resp->body_truncated) {
         s->err_class = resp->status ? VC_EC_PROTOCOL : VC_EC_CONNECT;
