@@ -89,8 +89,9 @@ json_t *vk_report_json_build(const vk_summary_t *s)
     for (size_t i = 0; i < s->njobs; i++) {
         const vk_job_info_t *j = &s->jobs[i];
         json_array_append_new(
-            jobs, json_pack("{s:s, s:s, s:s, s:s, s:o, s:I, s:I, s:I, s:s?}", "job", j->job,
-                            "agent", j->agent, "site", j->site, "status", j->status, "expected",
+            jobs, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:I, s:I, s:I, s:s?}", "job",
+                            j->job, "agent", j->agent, "site", j->site, "workload", j->workload,
+                            "target", j->target, "status", j->status, "expected",
                             j->expected >= 0 ? json_integer(j->expected) : json_null(),
                             "received", (json_int_t)j->received, "duplicates",
                             (json_int_t)j->duplicates, "errors", (json_int_t)j->errors,

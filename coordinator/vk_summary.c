@@ -2,13 +2,13 @@
 #include "vk_summary.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <sqlite3.h>
 
+#include "vc_job_json.h"
 #include "vc_log.h"
 
 static const char *const phase_names[VK_PH_COUNT] = {"dns", "connect", "tls", "first_byte",
@@ -106,30 +106,36 @@ typedef struct {
     size_t n, cap;
 } vec32_t;
 
+/* Grows the array that *pp (a pointer to any object pointer) points to so
+ * that item n fits; -1 when out of memory. The pointer is read and written
+ * with memcpy because its type is not void *. */
+static int grow(void *pp, size_t *cap, size_t n, size_t elem)
+{
+    if (n < *cap)
+        return 0;
+    void *v;
+    memcpy(&v, pp, sizeof v);
+    size_t ncap = *cap ? *cap + *cap / 2 : 16;
+    void *p = realloc(v, ncap * elem);
+    if (!p)
+        return -1;
+    memcpy(pp, &p, sizeof p);
+    *cap = ncap;
+    return 0;
+}
+
 static int vec64_push(vec64_t *a, int64_t x)
 {
-    if (a->n == a->cap) {
-        size_t cap = a->cap ? a->cap + a->cap / 2 : 16;
-        int64_t *p = realloc(a->v, cap * sizeof *p);
-        if (!p)
-            return -1;
-        a->v = p;
-        a->cap = cap;
-    }
+    if (grow(&a->v, &a->cap, a->n, sizeof *a->v))
+        return -1;
     a->v[a->n++] = x;
     return 0;
 }
 
 static int vec32_push(vec32_t *a, int32_t x)
 {
-    if (a->n == a->cap) {
-        size_t cap = a->cap ? a->cap + a->cap / 2 : 16;
-        int32_t *p = realloc(a->v, cap * sizeof *p);
-        if (!p)
-            return -1;
-        a->v = p;
-        a->cap = cap;
-    }
+    if (grow(&a->v, &a->cap, a->n, sizeof *a->v))
+        return -1;
     a->v[a->n++] = x;
     return 0;
 }
@@ -203,14 +209,8 @@ static acc_t *groups_get(groups_t *gs, size_t job, const char *op, const char *l
             return a;
         h = (h + 1) & (gs->tcap - 1);
     }
-    if (gs->n == gs->cap) {
-        size_t cap = gs->cap ? gs->cap * 2 : 32;
-        acc_t *p = realloc(gs->acc, cap * sizeof *p);
-        if (!p)
-            return NULL;
-        gs->acc = p;
-        gs->cap = cap;
-    }
+    if (grow(&gs->acc, &gs->cap, gs->n, sizeof *gs->acc))
+        return NULL;
     acc_t *a = &gs->acc[gs->n];
     memset(a, 0, sizeof *a);
     a->g.job_index = job;
@@ -236,18 +236,6 @@ static void acc_free(acc_t *a)
 }
 
 /* ------------------------------------------------------------------------ */
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || !errlen)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 static void col_text(char *dst, size_t size, sqlite3_stmt *s, int col)
 {
@@ -284,6 +272,26 @@ static vc_status_t read_campaign(sqlite3 *db, vk_summary_t *sum)
     return VC_OK;
 }
 
+/* The workload and target of a job from its stored spec (vc_job_json), for
+ * headings; a missing or unreadable spec leaves them empty. */
+static void describe_spec(vk_job_info_t *j, const char *spec)
+{
+    if (!spec || !*spec)
+        return;
+    vc_job_t *job = malloc(sizeof *job);
+    char err[256];
+    if (job && vc_job_from_json(spec, job, err, sizeof err) == VC_OK) {
+        snprintf(j->workload, sizeof j->workload, "%s", vc_workload_name(job->kind));
+        if (job->target.name[0] && job->target.bucket[0])
+            snprintf(j->target, sizeof j->target, "%s (%s)", job->target.name,
+                     job->target.bucket);
+        else
+            snprintf(j->target, sizeof j->target, "%s", job->target.name);
+        vk_text_scrub(j->target);
+    }
+    free(job);
+}
+
 /* Reads the (job, agent) rows that pass the filter; job_of_row maps a
  * jobs.id to its index + 1 (0: filtered out). */
 static vc_status_t read_jobs(sqlite3 *db, const vk_filter_t *f, vk_summary_t *sum,
@@ -309,7 +317,7 @@ static vc_status_t read_jobs(sqlite3 *db, const vk_filter_t *f, vk_summary_t *su
         return VC_ERR_NOMEM;
     if (sqlite3_prepare_v2(db, "SELECT j.id, j.job, a.name, a.site, j.status,"
                                " coalesce(j.expected, -1), j.received, j.duplicates, j.errors,"
-                               " j.error_text FROM jobs j JOIN agents a ON a.id = j.agent_id"
+                               " j.error_text, j.spec FROM jobs j JOIN agents a ON a.id = j.agent_id"
                                " ORDER BY j.job, a.name",
                            -1, &s, NULL) != SQLITE_OK)
         return VC_ERR_IO;
@@ -332,6 +340,7 @@ static vc_status_t read_jobs(sqlite3 *db, const vk_filter_t *f, vk_summary_t *su
         vk_text_scrub(j->site);
         vk_text_scrub(j->status);
         vk_text_scrub(j->error_text);
+        describe_spec(j, (const char *)sqlite3_column_text(s, 10));
         if (id >= 0 && id <= maxid)
             (*job_of_row)[id] = ++sum->njobs;
     }
@@ -416,14 +425,8 @@ static vc_status_t add_row(acc_t *a, sqlite3_stmt *s)
         g->iters_truncated = 1;
         return VC_OK;
     }
-    if (g->niters == a->iter_cap) {
-        size_t cap = a->iter_cap ? a->iter_cap * 2 : 16;
-        vk_iter_t *p = realloc(g->iters, cap * sizeof *p);
-        if (!p)
-            return VC_ERR_NOMEM;
-        g->iters = p;
-        a->iter_cap = cap;
-    }
+    if (grow(&g->iters, &a->iter_cap, g->niters, sizeof *g->iters))
+        return VC_ERR_NOMEM;
     vk_iter_t *it = &g->iters[g->niters++];
     memset(it, 0, sizeof *it);
     int64_t run = scan_i64(s, C_RUN);
@@ -613,13 +616,13 @@ vc_status_t vk_summary_build(vk_store_t *st, const vk_filter_t *filter, vk_summa
     if (!filter)
         filter = &none;
     if ((rc = read_campaign(db, sum)) || (rc = read_jobs(db, filter, sum, &job_of_row, &nrows))) {
-        set_err(err, errlen, "%s: cannot read campaign and jobs: %s", vk_store_path(st),
+        snprintf(err, errlen, "%s: cannot read campaign and jobs: %s", vk_store_path(st),
                 sqlite3_errmsg(db));
         goto done;
     }
     if (sqlite3_prepare_v2(db, SCAN_SQL, -1, &s, NULL) != SQLITE_OK) {
         rc = VC_ERR_IO;
-        set_err(err, errlen, "%s: %s", vk_store_path(st), sqlite3_errmsg(db));
+        snprintf(err, errlen, "%s: %s", vk_store_path(st), sqlite3_errmsg(db));
         goto done;
     }
     acc_t *last = NULL;
@@ -647,11 +650,11 @@ vc_status_t vk_summary_build(vk_store_t *st, const vk_filter_t *filter, vk_summa
     }
     if (!rc && r != SQLITE_DONE) {
         rc = VC_ERR_IO;
-        set_err(err, errlen, "%s: reading samples: %s", vk_store_path(st), sqlite3_errmsg(db));
+        snprintf(err, errlen, "%s: reading samples: %s", vk_store_path(st), sqlite3_errmsg(db));
         goto done;
     }
     if (rc) {
-        set_err(err, errlen, "out of memory summarising %s", vk_store_path(st));
+        snprintf(err, errlen, "out of memory summarising %s", vk_store_path(st));
         goto done;
     }
     sum->groups = calloc(gs.n ? gs.n : 1, sizeof *sum->groups);

@@ -83,6 +83,8 @@ typedef struct {
     char status[16];
     int64_t expected, received, duplicates, errors;
     char error_text[512];
+    char workload[24];     /* from the stored spec; empty when unknown */
+    char target[VC_NAME_MAX * 4]; /* "name (bucket)" of the job's target, or empty */
 } vk_job_info_t;
 
 /* One row of the seed's NBI latency-vs-scale table. */
@@ -125,7 +127,7 @@ typedef struct {
 } vk_filter_t;
 
 /* Reads the store and computes everything. Caller owns *out
- * (vk_summary_destroy). err says what failed. */
+ * (vk_summary_destroy). On failure err (errlen > 0 bytes) says what failed. */
 vc_status_t vk_summary_build(vk_store_t *st, const vk_filter_t *filter, vk_summary_t **out,
                              char *err, size_t errlen);
 void vk_summary_destroy(vk_summary_t **p);

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "vc_job_json.h"
 #include "vc_sample.h"
 #include "vk_cmd.h"
 #include "vk_compare.h"
@@ -243,6 +244,17 @@ static void store_dataset(vk_store_t *st)
                                                  a == 0 && j == 0 ? "5K: inventory job failed"
                                                                   : NULL),
                              VC_OK);
+    /* the ops job's spec as the coordinator stores it: names the target */
+    vc_job_t *job = malloc(sizeof *job);
+    vc_job_init(job, VC_WL_OPS);
+    snprintf(job->id, sizeof job->id, "ops");
+    snprintf(job->target.name, sizeof job->target.name, "s3-apse1");
+    snprintf(job->target.bucket, sizeof job->target.bucket, "bench-bucket");
+    char *spec = vc_job_to_json(job, 0);
+    assert_non_null(spec);
+    assert_int_equal(vk_store_job(st, "ops", "ec2", VK_JOB_DONE, spec, -1), VC_OK);
+    free(spec);
+    free(job);
     /* a third site whose job failed before sending anything */
     assert_int_equal(vk_store_job(st, "ops", "mobile", VK_JOB_RUNNING, "{}", -1), VC_OK);
     assert_int_equal(vk_store_job_finish(st, "ops", "mobile", VK_JOB_FAILED, 40, 1,
@@ -413,7 +425,7 @@ static void check_s3bench(const char *text, const char *agent, const char *op,
 {
     const series_t *s = find_series(agent, "ops", op, "5MiB");
     char anchor[128], line[512];
-    snprintf(anchor, sizeof anchor, "(agent %s), job ops", agent);
+    snprintf(anchor, sizeof anchor, "(agent %s, job ops)", agent);
     const char *block = strstr(text, anchor);
     assert_non_null(block);
     char head[64];
@@ -454,6 +466,9 @@ static void test_s3bench_table(void **state)
         check_s3bench(text, "fiber", ops[o][0], ops[o][1]);
     }
     assert_non_null(strstr(text, "1 of 10 failed"));
+    /* the heading names the site and, from the stored spec, the target */
+    assert_non_null(strstr(text, "From aws-apse1 to s3-apse1 (bench-bucket)  (agent ec2, job ops)"));
+    assert_non_null(strstr(text, "From home-fiber to -  (agent fiber, job ops)"));
     /* the header row is Ruby's CAPTION after a 7-wide label */
     assert_non_null(strstr(text, "\n             user     system      total        real\n"));
     free(text);
