@@ -18,7 +18,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/vantage-bench-report-XXXXXX")
 if [ "${KEEP:-0}" != 1 ]; then trap 'rm -rf "$tmp"' EXIT; else echo "store kept in $tmp"; fi
 echo "generating $samples samples ..."
 "$bdir/store_insert" "$tmp" "$samples" 1000 3
-ls -l "$tmp/results.db" | awk '{printf "results.db: %.0f MB\n", $5 / 1e6}'
+bench_size "$tmp/results.db"
 for fmt in text csv json; do
   /usr/bin/time -f "report --format $fmt: %e s wall (%U s user, %S s sys), %M KiB peak RSS" \
     "$bdir/vantage" report "$tmp" --format "$fmt" >"$tmp/report.$fmt"
