@@ -31,6 +31,27 @@ static json_t *stats_ms(const vc_stats_summary_t *d)
                      jms(d->nr_p99));
 }
 
+/* The s3bench per-iteration rows (user, system, real seconds). */
+static json_t *iters_json(const vk_group_t *g)
+{
+    if (!g->niters)
+        return json_null();
+    json_t *a = json_array();
+    for (size_t i = 0; i < g->niters; i++) {
+        const vk_iter_t *it = &g->iters[i];
+        json_array_append_new(
+            a, json_pack("{s:i, s:o, s:o, s:o, s:s?}", "run", it->run, "user_s",
+                         it->cpu_user_us >= 0 ? json_real((double)it->cpu_user_us / 1e6)
+                                              : json_null(),
+                         "sys_s",
+                         it->cpu_sys_us >= 0 ? json_real((double)it->cpu_sys_us / 1e6)
+                                             : json_null(),
+                         "real_s", it->failed ? json_null() : json_real((double)it->duration_ns / 1e9),
+                         "error", it->failed ? it->error : NULL));
+    }
+    return a;
+}
+
 static json_t *group_json(const vk_group_t *g)
 {
     json_t *phases = json_object(), *ec = json_object();
@@ -39,7 +60,7 @@ static json_t *group_json(const vk_group_t *g)
     for (int c = 1; c < VC_EC_COUNT; c++)
         json_object_set_new(ec, vc_errclass_name((vc_errclass_t)c),
                             json_integer((json_int_t)g->err_by_class[c]));
-    return json_pack(
+    json_t *o = json_pack(
         "{s:s, s:s, s:s, s:s, s:s, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:b, s:b, s:o, s:b,"
         " s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:s?}",
         "job", g->job, "agent", g->agent, "site", g->site, "op", g->op, "label", g->label,
@@ -53,6 +74,11 @@ static json_t *group_json(const vk_group_t *g)
         jnum(g->cpu_user_s), "cpu_sys_s", jnum(g->cpu_sys_s), "real_s", jnum(g->real_s),
         "bytes_sent", (json_int_t)g->bytes_sent, "bytes_recv", (json_int_t)g->bytes_recv,
         "errors_by_class", ec, "first_error", g->first_error[0] ? g->first_error : NULL);
+    if (o) {
+        json_object_set_new(o, "iterations", iters_json(g));
+        json_object_set_new(o, "iterations_truncated", json_boolean(g->iters_truncated));
+    }
+    return o;
 }
 
 static json_t *seed_path(const vk_group_t *g)

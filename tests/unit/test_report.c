@@ -668,6 +668,23 @@ static void test_json(void **state)
     assert_true(fabs(json_real_value(json_object_get(d, "sd")) - e.sd) < 1e-6);
     assert_true(fabs(json_real_value(json_object_get(d, "p95")) - e.interp95) < 1e-6);
     assert_true(json_is_true(json_object_get(g, "p99_too_small")));
+    /* s3bench iterations, sorted by run, the failed one without a time */
+    json_t *get = find_group(groups, "ops", "fiber", "get", "5MiB");
+    json_t *its = json_object_get(get, "iterations");
+    const series_t *gs = find_series("fiber", "ops", "get", "5MiB");
+    assert_int_equal(json_array_size(its), (size_t)gs->n);
+    for (int k = 0; k < gs->n; k++) {
+        json_t *it = json_array_get(its, (size_t)k);
+        assert_int_equal(json_integer_value(json_object_get(it, "run")), k);
+        if (k == gs->fail_at) {
+            assert_true(json_is_null(json_object_get(it, "real_s")));
+            continue;
+        }
+        assert_true(fabs(json_real_value(json_object_get(it, "real_s")) - gs->dur_ns[k] / 1e9) <
+                    1e-12);
+        assert_true(fabs(json_real_value(json_object_get(it, "user_s")) -
+                         gs->cpu_user_us[k] / 1e6) < 1e-12);
+    }
     expect_t ea = expect_of(find_series("ec2", "list", "ais-nbi", "1K"));
     double ratio = json_real_value(json_object_get(g, "ratio_to_fastest"));
     assert_true(fabs(ratio - (e.p50 > ea.p50 ? e.p50 / ea.p50 : 1)) < 1e-9);
