@@ -114,7 +114,8 @@ vc_status_t vk_compare_text(const vk_compare_t *c, const char *name_a, const cha
         wo = wo > (int)strlen(g->op) ? wo : (int)strlen(g->op);
         wp = wp > (int)strlen(g->label) ? wp : (int)strlen(g->label);
     }
-    fprintf(out, "%-*s %-*s %-*s %-*s | %7s %7s | %9s %9s %7s | %9s %9s %7s | %9s %9s %7s | %5s %5s\n",
+    fprintf(out,
+            "%-*s %-*s %-*s %-*s | %7s %7s | %9s %9s %7s | %9s %9s %7s | %9s %9s %7s | %5s %5s\n",
             wj, "job", ww, c->by_site ? "site" : "agent", wo, "op", wp, "point", "n A", "n B",
             "p50 A", "p50 B", "B/A", "p95 A", "p95 B", "B/A", "mean A", "mean B", "B/A", "err A",
             "err B");

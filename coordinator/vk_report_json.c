@@ -46,7 +46,8 @@ static json_t *iters_json(const vk_group_t *g)
                          "sys_s",
                          it->cpu_sys_us >= 0 ? json_real((double)it->cpu_sys_us / 1e6)
                                              : json_null(),
-                         "real_s", it->failed ? json_null() : json_real((double)it->duration_ns / 1e9),
+                         "real_s",
+                         it->failed ? json_null() : json_real((double)it->duration_ns / 1e9),
                          "error", it->failed ? it->error : NULL));
     }
     return a;

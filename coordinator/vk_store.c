@@ -145,7 +145,8 @@ enum {
 static const char *const stmt_sql[ST_COUNT] = {
     [ST_AGENT_ENSURE] = "INSERT OR IGNORE INTO agents(name) VALUES (?1)",
     [ST_AGENT_ID] = "SELECT id FROM agents WHERE name = ?1",
-    [ST_JOB_ENSURE] = "INSERT OR IGNORE INTO jobs(job, agent_id, status) VALUES (?1, ?2, 'running')",
+    [ST_JOB_ENSURE] = "INSERT OR IGNORE INTO jobs(job, agent_id, status)"
+                      " VALUES (?1, ?2, 'running')",
     [ST_JOB_ROW] = "SELECT id, acked_seq FROM jobs WHERE job = ?1 AND agent_id = ?2",
     [ST_SAMPLE_INSERT] =
         "INSERT OR IGNORE INTO samples(job_row, seq, op, label, scale, run, worker,"

@@ -75,17 +75,24 @@ static int utf8_len(const unsigned char *p)
     return n;
 }
 
-void vk_text_scrub(char *s)
+static void scrub(char *s, int keep_lines)
 {
     unsigned char *p = (unsigned char *)s;
     while (p && *p) {
         int n = utf8_len(p);
-        if (n == 0 || (n == 1 && (*p < 0x20 || *p == 0x7f))) {
+        int line = keep_lines && (*p == '\n' || *p == '\t');
+        int ctl = n == 1 && (*p < 0x20 || *p == 0x7f) && !line;
+        if (n == 0 || ctl) {
             *p++ = '?';
             continue;
         }
         p += n;
     }
+}
+
+void vk_text_scrub(char *s)
+{
+    scrub(s, 0);
 }
 
 static int is_listing_op(const char *op)
@@ -267,6 +274,9 @@ static vc_status_t read_campaign(sqlite3 *db, vk_summary_t *sum)
         sum->campaign.start_ns = col_i64(s, 2, 0);
         sum->campaign.end_ns = col_i64(s, 3, 0);
         col_text(sum->campaign.version, sizeof sum->campaign.version, s, 4);
+        vk_text_scrub(sum->campaign.name);
+        vk_text_scrub(sum->campaign.version);
+        scrub(sum->campaign.config, 1); /* a config keeps its lines */
     }
     sqlite3_finalize(s);
     return VC_OK;
@@ -317,7 +327,8 @@ static vc_status_t read_jobs(sqlite3 *db, const vk_filter_t *f, vk_summary_t *su
         return VC_ERR_NOMEM;
     if (sqlite3_prepare_v2(db, "SELECT j.id, j.job, a.name, a.site, j.status,"
                                " coalesce(j.expected, -1), j.received, j.duplicates, j.errors,"
-                               " j.error_text, j.spec FROM jobs j JOIN agents a ON a.id = j.agent_id"
+                               " j.error_text, j.spec FROM jobs j"
+                               " JOIN agents a ON a.id = j.agent_id"
                                " ORDER BY j.job, a.name",
                            -1, &s, NULL) != SQLITE_OK)
         return VC_ERR_IO;

@@ -467,7 +467,8 @@ static void test_s3bench_table(void **state)
     }
     assert_non_null(strstr(text, "1 of 10 failed"));
     /* the heading names the site and, from the stored spec, the target */
-    assert_non_null(strstr(text, "From aws-apse1 to s3-apse1 (bench-bucket)  (agent ec2, job ops)"));
+    assert_non_null(
+        strstr(text, "From aws-apse1 to s3-apse1 (bench-bucket)  (agent ec2, job ops)"));
     assert_non_null(strstr(text, "From home-fiber to -  (agent fiber, job ops)"));
     /* the header row is Ruby's CAPTION after a 7-wide label */
     assert_non_null(strstr(text, "\n             user     system      total        real\n"));
