@@ -142,6 +142,8 @@ enum {
     ST_COUNT
 };
 
+/* A resent sample conflicts on (job_row, seq) and is skipped; any other
+ * constraint failure is an error, not a silent drop (hence no OR IGNORE). */
 static const char *const stmt_sql[ST_COUNT] = {
     [ST_AGENT_ENSURE] = "INSERT OR IGNORE INTO agents(name) VALUES (?1)",
     [ST_AGENT_ID] = "SELECT id FROM agents WHERE name = ?1",
@@ -149,12 +151,12 @@ static const char *const stmt_sql[ST_COUNT] = {
                       " VALUES (?1, ?2, 'running')",
     [ST_JOB_ROW] = "SELECT id, acked_seq FROM jobs WHERE job = ?1 AND agent_id = ?2",
     [ST_SAMPLE_INSERT] =
-        "INSERT OR IGNORE INTO samples(job_row, seq, op, label, scale, run, worker,"
+        "INSERT INTO samples(job_row, seq, op, label, scale, run, worker,"
         " start_wall_ns, start_ns, duration_ns, server_ns, dns_us, connect_us, tls_us, ttfb_us,"
         " bytes_sent, bytes_recv, pages, keys, http_status, retries, err_class, err_code,"
         " err_msg, cpu_user_us, cpu_sys_us, flags) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
         " ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26,"
-        " ?27)",
+        " ?27) ON CONFLICT (job_row, seq) DO NOTHING",
     [ST_PAGE_INSERT] = "INSERT INTO pages(sample_id, idx, duration_ns, keys, bytes)"
                        " VALUES (?1, ?2, ?3, ?4, ?5)",
     [ST_SEQ_SCAN] = "SELECT seq FROM samples WHERE job_row = ?1 AND seq > ?2 ORDER BY seq",
