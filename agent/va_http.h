@@ -42,6 +42,8 @@ typedef struct {
     size_t max_body;          /* memory sink cap; 0 means 64 MiB; larger bodies fail as protocol errors */
     long timeout_ms;          /* whole request; 0 means 60000 */
     int follow_redirects;     /* follow 301/302/307/308, re-sending the body */
+    int unrestricted_auth;    /* keep an Authorization header across redirects to other hosts (AIS targets) */
+    int error_body_to_memory; /* status >= 400: keep the body in memory (up to 64 KiB) whatever the sink */
 } va_http_req_t;
 
 typedef struct {
