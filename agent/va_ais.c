@@ -263,9 +263,15 @@ static vc_status_t ais_do(va_ais_t *a, const call_t *c, const char *what, vc_sam
     if (rc) {
         if (rc == VC_ERR_PROTO)
             set_err(a, "%s: reply from AIS at %s too large: %s", what, a->where, r->error);
-        else
+        else {
+            /* r->error starts with the host:port it failed on; avoid saying it twice */
+            size_t wl = strlen(a->where);
+            const char *why = strncmp(r->error, a->where, wl) == 0 && r->error[wl] == ':'
+                                  ? r->error + wl + 1 + (r->error[wl + 1] == ' ')
+                                  : r->error;
             set_err(a, "%s: no reply from AIS at %s: %s (is AIS running there? check --endpoint "
-                       "or AIS_ENDPOINT)", what, a->where, r->error);
+                       "or AIS_ENDPOINT)", what, a->where, why);
+        }
         if (s) {
             vc_sample_t tmp;
             vc_sample_init(&tmp);
@@ -418,9 +424,10 @@ vc_status_t va_ais_list(va_ais_t *self, const va_ais_bck_t *bck, const va_ais_li
                         vc_sample_t *s)
 {
     const char *op = o->nbi ? "ais-nbi" : "ais-regular";
-    char what[VA_AIS_BCK_NAME_MAX + 64], bname[VA_AIS_BCK_NAME_MAX + 160];
+    char what[VA_AIS_BCK_NAME_MAX + 400], bname[VA_AIS_BCK_NAME_MAX + 160];
     va_ais_bck_format(bck, bname, sizeof bname);
-    snprintf(what, sizeof what, "%s listing of %s", o->nbi ? "NBI" : "regular", bname);
+    snprintf(what, sizeof what, "%s listing of %s/%.200s", o->nbi ? "NBI" : "regular", bname,
+             o->prefix ? o->prefix : "");
     sample_begin(s, op);
     if (s) {
         s->keys = 0;

@@ -310,12 +310,13 @@ vc_status_t va_http_do(va_http_t *self, const va_http_req_t *req, va_http_resp_t
         resp->body_len = self->len;
     }
     resp->body_truncated = self->truncated;
+    if (rc != CURLE_OK)
+        describe_error(self, rc); /* needs self->req and self->resp */
     self->req = NULL;
     self->resp = NULL;
 
     if (rc == CURLE_OK)
         return VC_OK;
-    describe_error(self, rc);
     if (self->truncated) {
         snprintf(resp->error, sizeof resp->error, "reply body larger than %zu bytes", self->max);
         return VC_ERR_PROTO;
