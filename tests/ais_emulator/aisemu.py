@@ -23,6 +23,7 @@ import hashlib
 import json
 import os
 import secrets
+import socket
 import sys
 import threading
 import time
@@ -45,6 +46,7 @@ CHUNK_THRESHOLD = 2048           # Go sends Content-Length only for bodies below
 MSGP_BUF = 32 << 10              # msgp's streaming buffer: the size of each chunk
 SESSIONS_MAX = 2000              # regular-list jobs kept for the repeated-request rule
 SESSION_IDLE_S = 300
+LINGER_S = 2.0                   # how long a closing proxy discards an unread PUT body
 
 # list-object flags (section 11)
 LS_CACHED, LS_MISSING, LS_DELETED, LS_ARCHDIR = 1, 2, 4, 8
@@ -570,7 +572,7 @@ class Handler(BaseHTTPRequestHandler):
             q.setdefault(k, v)
         self.query = q
         self.body_read = False
-        self.drained = False
+        self.linger = False
 
     def read_body(self, cap):
         """The request body (Content-Length or chunked); BadRequest 413 past `cap`."""
@@ -629,11 +631,28 @@ class Handler(BaseHTTPRequestHandler):
             n = -1
         if (self.headers.get("Expect") or "").lower() == "100-continue" and n != 0:
             self.close_connection = True        # the client never sent it; can't reuse
+            self.linger = True
         elif 0 <= n <= GO_DRAIN_MAX:
             if n:
                 self.rfile.read(n)
         else:
             self.close_connection = True
+            self.linger = True
+
+    def _linger(self):
+        """Close after a reply that left the body unread without resetting the connection
+        under a client that is still sending: half-close, then discard what arrives."""
+        try:
+            self.connection.shutdown(socket.SHUT_WR)
+            self.connection.settimeout(0.5)
+            end, total = time.monotonic() + LINGER_S, 0
+            while time.monotonic() < end and total < PUT_BODY_MAX:
+                data = self.connection.recv(1 << 16)
+                if not data:
+                    break
+                total += len(data)
+        except OSError:
+            pass
 
     def handle_expect_100(self):
         # Go's server sends "100 Continue" only when the handler reads the body; the
@@ -669,6 +688,8 @@ class Handler(BaseHTTPRequestHandler):
             self._headers_buffer.append(body)
             self.wfile.write(b"".join(self._headers_buffer))
         self._headers_buffer = []
+        if self.linger:
+            self._linger()
 
     def send_json(self, obj, status=200):
         self.send(status, codec.json_body(obj), "application/json; charset=utf-8")
