@@ -12,7 +12,9 @@ vc_status_t va_ais_smap_parse(const char *body, size_t len, va_ais_smap_t *m, ch
 {
     memset(m, 0, sizeof *m);
     json_error_t jerr;
-    json_t *root = json_loadb(body, len, 0, &jerr);
+    /* id_digest is a uint64 that jansson's int64 cannot hold: read numbers as
+     * reals (flags and version stay exact) */
+    json_t *root = json_loadb(body, len, JSON_DECODE_INT_AS_REAL, &jerr);
     if (!root) {
         snprintf(err, errlen, "cluster map reply does not parse at byte %d: %s", jerr.position,
                  jerr.text);
@@ -34,20 +36,21 @@ vc_status_t va_ais_smap_parse(const char *body, size_t len, va_ais_smap_t *m, ch
             goto done;
         }
         const json_t *fl = json_object_get(node, "flags");
-        if (fl && !json_is_integer(fl)) {
-            snprintf(err, errlen, "cluster map: target %.64s has non-integer flags", id);
+        double f = fl && json_is_number(fl) ? json_number_value(fl) : 0;
+        if (fl && (!json_is_number(fl) || f < 0 || f > 9007199254740992.0 || f != (double)(uint64_t)f)) {
+            snprintf(err, errlen, "cluster map: target %.64s has flags that are not a count", id);
             goto done;
         }
         m->ntargets++;
-        if (!fl || !((uint64_t)json_integer_value(fl) & VA_AIS_SNODE_MAINT_MASK))
+        if (!((uint64_t)f & VA_AIS_SNODE_MAINT_MASK))
             m->nactive++;
     }
     m->nproxies = json_is_object(pmap) ? (int)json_object_size(pmap) : 0;
     const json_t *v = json_object_get(root, "version");
     if (json_is_string(v))
         snprintf(m->version, sizeof m->version, "%s", json_string_value(v));
-    else if (json_is_integer(v))
-        snprintf(m->version, sizeof m->version, "%lld", (long long)json_integer_value(v));
+    else if (json_is_number(v))
+        snprintf(m->version, sizeof m->version, "%.0f", json_number_value(v));
     const json_t *u = json_object_get(root, "uuid");
     if (json_is_string(u))
         snprintf(m->uuid, sizeof m->uuid, "%s", json_string_value(u));

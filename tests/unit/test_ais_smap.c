@@ -17,7 +17,7 @@ static void parses_smap(void **state)
         "\"direct_url\":\"http://127.0.0.1:8080\"},\"daemon_type\":\"proxy\",\"daemon_id\":\"p1\","
         "\"flags\":0}},"
         "\"proxy_si\":{\"public_net\":{\"direct_url\":\"http://127.0.0.1:8080\"},\"daemon_id\":\"p1\"},"
-        "\"tmap\":{\"t1\":{\"daemon_id\":\"t1\",\"flags\":0},\"t2\":{\"daemon_id\":\"t2\",\"flags\":4},"
+        "\"tmap\":{\"t1\":{\"daemon_id\":\"t1\",\"flags\":0,\"id_digest\":13325442981881837013},\"t2\":{\"daemon_id\":\"t2\",\"flags\":4},"
         "\"t3\":{\"daemon_id\":\"t3\",\"flags\":8},\"t4\":{\"daemon_id\":\"t4\",\"flags\":1}},"
         "\"uuid\":\"cl-1\",\"creation_time\":\"x\",\"version\":\"12\"}";
     va_ais_smap_t m;
@@ -31,7 +31,8 @@ static void parses_smap(void **state)
     assert_string_equal(m.primary_id, "p1");
     assert_string_equal(m.primary_url, "http://127.0.0.1:8080");
     static const char *bad[] = {"", "[]", "{\"tmap\":5}", "{\"tmap\":{\"t1\":3}}",
-                                "{\"tmap\":{\"t1\":{\"flags\":\"0\"}}}"};
+                                "{\"tmap\":{\"t1\":{\"flags\":\"0\"}}}",
+                                "{\"tmap\":{\"t1\":{\"flags\":-4}}}", "{\"tmap\":{\"t1\":{\"flags\":1.5}}}"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         if (va_ais_smap_parse(bad[i], strlen(bad[i]), &m, err, sizeof err) != VC_ERR_PROTO)
             fail_msg("accepted '%s'", bad[i]);
