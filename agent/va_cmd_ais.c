@@ -70,8 +70,10 @@ static const char usage_text[] =
     "                                      list objects (one name per line, then a count line);\n"
     "                                      --inventory lists from the bucket's NBI\n"
     "  nbi create s3://BUCKET[/PREFIX] [--name N] [--force] [--wait [--poll-ms N] [--timeout-s N]]\n"
-    "             [--names-per-chunk N]    create a Native Bucket Inventory (prints the job id;\n"
-    "                                      --wait waits for it and prints its server-side time)\n"
+    "             [--names-per-chunk N] [--page-size N]\n"
+    "                                      create a Native Bucket Inventory (prints the job id;\n"
+    "                                      --wait waits for it and prints its server-side time;\n"
+    "                                      --page-size: S3 page size while creating)\n"
     "  nbi show s3://BUCKET [--name N]     list the bucket's inventories\n"
     "  nbi rm s3://BUCKET [--name N]       destroy one inventory (all without --name)\n"
     "  put [--size N | FILE] s3://BUCKET/KEY   upload FILE, or N random bytes; a KEY ending in '/'\n"
@@ -197,6 +199,17 @@ static int parse_uri(const char *cmd, const char *uri, va_ais_bck_t *bck, char *
     return 1;
 }
 
+/* An inventory name given by the user: checked before anything is sent. */
+static int name_ok(const char *cmd, const char *name)
+{
+    char err[256];
+    if (name && va_ais_nbi_name_check(name, err, sizeof err)) {
+        fprintf(stderr, "vantage ais %s: %s\n", cmd, err);
+        return 0;
+    }
+    return 1;
+}
+
 static int on_entry(void *arg, const va_ais_entry_t *e)
 {
     const args_t *a = arg;
@@ -218,6 +231,8 @@ static int cmd_ls(va_ais_t *ais, const args_t *a)
         fprintf(stderr, "vantage ais ls: --inv-name goes with --inventory\n");
         return 2;
     }
+    if (!name_ok("ls", a->inv_name))
+        return 2;
     va_ais_list_opts_t o = {.prefix = prefix, .page_size = a->page_size, .props = a->props,
                             .nbi = a->inventory, .inv_name = a->inv_name,
                             .on_entry = on_entry, .arg = (void *)a};
@@ -261,7 +276,7 @@ static int cmd_nbi(va_ais_t *ais, const args_t *a)
     }
     va_ais_bck_t bck;
     char prefix[VA_AIS_OBJNAME_MAX + 1];
-    if (!parse_uri(cmd, a->pos[2], &bck, prefix, sizeof prefix))
+    if (!parse_uri(cmd, a->pos[2], &bck, prefix, sizeof prefix) || !name_ok(cmd, a->name))
         return 2;
     vc_sample_t s;
     vc_sample_init(&s);
@@ -269,7 +284,8 @@ static int cmd_nbi(va_ais_t *ais, const args_t *a)
     if (strcmp(sub, "create") == 0) {
         char job[VA_AIS_JOB_ID_MAX];
         va_ais_nbi_opts_t o = {.name = a->name, .prefix = prefix, .force = a->force,
-                               .names_per_chunk = a->names_per_chunk};
+                               .names_per_chunk = a->names_per_chunk,
+                               .pagesize = a->page_size};
         vc_status_t rc;
         if (a->wait) {
             va_ais_cluster_t cl;
