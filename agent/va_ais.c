@@ -222,6 +222,7 @@ static vc_status_t ais_do(va_ais_t *a, const call_t *c, const char *what, vc_sam
                      c->query ? c->query : "");
     a->err[0] = '\0';
     if (n < 0 || (size_t)n >= sizeof url) {
+        memset(&a->resp, 0, sizeof a->resp); /* nothing was sent */
         set_err(a, "%s: request URL longer than %d bytes", what, URL_MAX);
         sample_error(s, VC_EC_OTHER, "UrlTooLong", a->err);
         return VC_ERR_ARG;

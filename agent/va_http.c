@@ -78,9 +78,8 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *userp)
     if (self->req->error_body_to_memory && self->cur_status >= 400) {
         /* an error text: keep its beginning, never fail the transfer for it */
         sink = VA_SINK_MEMORY;
-        size_t room = self->len < 65536 ? 65536 - self->len : 0;
-        if (self->max - (self->len < self->max ? self->len : self->max) < room)
-            room = self->max - (self->len < self->max ? self->len : self->max);
+        size_t cap = self->max < 65536 ? self->max : 65536;
+        size_t room = self->len < cap ? cap - self->len : 0;
         if (n > room)
             n = room;
     }
@@ -189,12 +188,12 @@ static int32_t us_or_unknown(CURL *c, CURLINFO what)
     return v > INT32_MAX ? INT32_MAX : (int32_t)v;
 }
 
-static void describe_error(va_http_t *self, CURLcode rc)
+static void describe_error(va_http_t *self, const va_http_req_t *req, va_http_resp_t *r,
+                           CURLcode rc)
 {
-    va_http_resp_t *r = self->resp;
     CURLU *u = curl_url();
     char *host = NULL, *port = NULL;
-    if (u && curl_url_set(u, CURLUPART_URL, self->req->url, 0) == CURLUE_OK) {
+    if (u && curl_url_set(u, CURLUPART_URL, req->url, 0) == CURLUE_OK) {
         curl_url_get(u, CURLUPART_HOST, &host, 0);
         curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT);
     }
@@ -310,13 +309,12 @@ vc_status_t va_http_do(va_http_t *self, const va_http_req_t *req, va_http_resp_t
         resp->body_len = self->len;
     }
     resp->body_truncated = self->truncated;
-    if (rc != CURLE_OK)
-        describe_error(self, rc); /* needs self->req and self->resp */
     self->req = NULL;
     self->resp = NULL;
 
     if (rc == CURLE_OK)
         return VC_OK;
+    describe_error(self, req, resp, rc);
     if (self->truncated) {
         snprintf(resp->error, sizeof resp->error, "reply body larger than %zu bytes", self->max);
         return VC_ERR_PROTO;
