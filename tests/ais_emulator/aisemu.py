@@ -18,6 +18,7 @@ Environment: AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REG
 """
 
 import argparse
+import base64
 import collections
 import hashlib
 import json
@@ -144,6 +145,7 @@ class Cluster:
             "status_ttl_s": 300,
             "snaps_ttl_s": 3600,
             "time_offset_min": args.time_offset_min,
+            "opaque_tokens": 0,
         }
         self.version_t = parse_version(args.ais_version)
         self.bmd = set()                        # remote buckets known to the cluster
@@ -331,9 +333,10 @@ class Cluster:
             raise AisError(f"invalid page size {pagesize}")
         max_keys = 1000 if pagesize == 0 or pagesize > 1000 else pagesize
         prefix = m["prefix"]
-        token = m["continuation_token"]
+        wire_token = m["continuation_token"]
+        token = self.unwrap_token(wire_token)
         uuid = m["uuid"] or gen_uuid()
-        key = (bck, prefix, token, max_keys, flags, tuple(props))
+        key = (bck, prefix, wire_token, max_keys, flags, tuple(props))
         with self.lock:
             sess = self.sessions.get(uuid)
             if sess is not None and sess.key == key:
@@ -361,7 +364,7 @@ class Cluster:
         if dirs and want_dirs:
             ents.extend((d, 0, "", nbi.ENTRY_IS_DIR) for d in dirs)
             ents.sort(key=lambda e: e[0])
-        result = (nxt, ents)
+        result = (self.wrap_token(nxt), ents)
         with self.lock:
             self.sessions[uuid] = Session(key, result)
             self.sessions.move_to_end(uuid)
@@ -373,6 +376,29 @@ class Cluster:
                 else:
                     break
         return (uuid,) + result
+
+    # With opaque_tokens set, S3's tokens are wrapped so that they look like no key
+    # name: a client that builds tokens instead of echoing them then fails here, as it
+    # would against an S3 whose tokens are opaque (correction 7). Off: pass-through.
+    TOKEN_TAG = "aisemu1."
+
+    def wrap_token(self, tok):
+        if not tok or not self.cfg["opaque_tokens"]:
+            return tok
+        raw = tok.encode("utf-8", "surrogatepass") + b"\0" + secrets.token_bytes(6)
+        return self.TOKEN_TAG + base64.urlsafe_b64encode(raw).decode()
+
+    def unwrap_token(self, tok):
+        if not tok or not self.cfg["opaque_tokens"]:
+            return tok
+        try:
+            if not tok.startswith(self.TOKEN_TAG):
+                raise ValueError
+            raw = base64.urlsafe_b64decode(tok[len(self.TOKEN_TAG):].encode("ascii"))
+            return raw[:raw.rindex(b"\0")].decode("utf-8", "surrogatepass")
+        except (ValueError, UnicodeError):
+            raise AisError("InvalidArgument: the continuation token provided is incorrect "
+                           "(echo the token of the previous page unchanged)") from None
 
     # ---- NBI -------------------------------------------------------------
 
@@ -401,7 +427,7 @@ class Cluster:
                 inv = invs.get(inv_hdr)
                 if inv is None:
                     raise AisError(f"inventory \"{inv_hdr}\" of bucket s3://{bck} does not exist "
-                                   f"(object \"aws/@#/{bck}/{inv_hdr}\" not found)", 404, "ErrObjNotFound")
+                                   f"(object \"aws/@#/{bck}/{inv_hdr}\" not found)", 404, "ErrNotFound")
             elif not invs:
                 raise AisError(f"bucket s3://{bck} has no inventories")
             elif len(invs) > 1:
@@ -466,9 +492,10 @@ class Cluster:
             del self.jobs[xid]
 
     def show_nbi(self, bck, name):
+        """bck "" means every bucket (GET /v1/buckets/ with show-inventory)."""
         with self.lock:
-            invs = self.inventories.get(bck, {})
-            return {inv.obj_name(): inv.info() for inv in invs.values() if not name or inv.name == name}
+            invs = [i for b, bi in self.inventories.items() if not bck or b == bck for i in bi.values()]
+            return {inv.obj_name(): inv.info() for inv in invs if not name or inv.name == name}
 
     def destroy_nbi(self, bck, name):
         if name:
@@ -692,7 +719,9 @@ class Handler(BaseHTTPRequestHandler):
             self._linger()
 
     def send_json(self, obj, status=200):
-        self.send(status, codec.json_body(obj), "application/json; charset=utf-8")
+        # a browser's User-Agent gets indented JSON, as AIS does (isBrowser)
+        pretty = (self.headers.get("User-Agent") or "").startswith("Mozilla/5.0")
+        self.send(status, codec.json_body(obj, pretty), "application/json; charset=utf-8")
 
     def send_err(self, status, message, tcode=""):
         ra = f"{self.client_address[0]}:{self.client_address[1]}"
@@ -773,6 +802,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.route_daemon()
         if res == "cluster" and self.command == "GET":
             return self.route_cluster()
+        if res == "buckets" and len(p) == 3:
+            return self.route_bucket("")
         if res == "buckets" and len(p) >= 4:
             return self.route_bucket(p[3])
         if res == "objects" and len(p) >= 5:
@@ -818,7 +849,7 @@ class Handler(BaseHTTPRequestHandler):
                                         "namespace": {"uuid": "", "name": ""}}])
             return self.do_list(bck, value)
         if m == "GET" and action == "show-inventory":
-            bck = c.resolve_bucket(bck_name, self.query)
+            bck = c.resolve_bucket(bck_name, self.query) if bck_name else ""
             c.count("show-inventory")
             return self.send_json(c.show_nbi(bck, name))
         if m == "POST" and action == "create-inventory":
@@ -860,7 +891,9 @@ class Handler(BaseHTTPRequestHandler):
         if mp:
             body = codec.msgpack_lsores(uuid, tok, ents)
             return self.send(200, body, "application/msgpack", chunked=len(body) >= CHUNK_THRESHOLD)
-        return self.send(200, codec.json_lsores(uuid, tok, ents), "application/json; charset=utf-8")
+        pretty = (self.headers.get("User-Agent") or "").startswith("Mozilla/5.0")
+        return self.send(200, codec.json_lsores(uuid, tok, ents, pretty=pretty),
+                         "application/json; charset=utf-8")
 
     def send_malformed(self, variant, uuid, tok, ents):
         if variant.startswith("msgpack"):
@@ -984,7 +1017,7 @@ class TargetHandler(Handler):
                 return self._get(bck, obj)
         except s3.S3Error as e:
             if e.status == 404 and e.code != "NoSuchBucket":
-                raise AisError(f"{self.node}: {cname} does not exist", 404, "ErrObjNotFound") from None
+                raise AisError(f"{self.node}: {cname} does not exist", 404, "ErrNotFound") from None
             raise c.s3_error(e, bck, cname) from None
         raise AisError(f"{m} /v1/objects is not supported", 405)
 

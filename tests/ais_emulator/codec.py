@@ -286,12 +286,13 @@ def _dumps(obj):
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
-def json_body(obj):
-    """_writejs: compact JSON with a trailing newline."""
-    return (_dumps(obj) + "\n").encode("utf-8", "surrogatepass")
+def json_body(obj, pretty=False):
+    """_writejs: compact JSON with a trailing newline (indented for a browser)."""
+    text = json.dumps(obj, ensure_ascii=False, indent="  ") if pretty else _dumps(obj)
+    return (text + "\n").encode("utf-8", "surrogatepass")
 
 
-def json_lsores(uuid, token, entries, flags=0):
+def json_lsores(uuid, token, entries, flags=0, pretty=False):
     ents = None
     if entries:
         ents = []
@@ -304,7 +305,7 @@ def json_lsores(uuid, token, entries, flags=0):
             if fl:
                 e["flags"] = fl
             ents.append(e)
-    return json_body({"uuid": uuid, "continuation_token": token, "entries": ents, "flags": flags})
+    return json_body({"uuid": uuid, "continuation_token": token, "entries": ents, "flags": flags}, pretty)
 
 
 def error_body(status, message, method, url_path, remote_addr, node, tcode=""):

@@ -361,6 +361,21 @@ class TestRegularList(Base):
         st, h, data = self.ais.req("GET", bpath(), lso(PREFIX, uuid, tok, 300))
         self.assertEqual([e[0] for e in decode_page(h, data, False)[2]], [c["Key"] for c in r2["Contents"]])
 
+    def test_opaque_tokens_knob(self):
+        self.emu("POST", "config", {"opaque_tokens": 1})
+        try:
+            pages = self.list_all(PREFIX, pagesize=400, mp=False)
+            self.assertEqual([e[0] for p in pages for e in p[2]], EXPECTED)
+            for _, tok, ents in pages[:-1]:
+                self.assertTrue(tok.startswith("aisemu1."), tok)
+                self.assertNotIn(ents[-1][0], tok)
+            # a client that makes up a token from the last name is refused
+            built = lso(PREFIX, pages[0][0], pages[0][2][-1][0], 400)
+            self.check_error(self.ais.req("GET", bpath(), built), 400, "GET", "/v1/buckets/",
+                             "continuation token")
+        finally:
+            self.emu("POST", "config", {"opaque_tokens": 0})
+
     def test_repeated_request_served_without_s3(self):
         st, h, data = self.ais.req("GET", bpath(), lso(PREFIX, pagesize=100))
         uuid, tok, first = decode_page(h, data, False)
