@@ -52,6 +52,9 @@ void vc_job_init(vc_job_t *job, vc_workload_t kind)
     job->nbi_poll_ms = 200;
     job->nbi_timeout_ms = 600000;
     job->warmup = 1;
+    job->verify_count = 1;
+    job->nbi_create = 1;
+    job->nbi_destroy = 1;
     job->iterations = 1;
     job->nops = 4;
     for (int i = 0; i < 4; i++)
