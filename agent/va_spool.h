@@ -89,8 +89,10 @@ vc_status_t va_spool_forget(va_spool_t *sp, uint64_t job_id, char *err, size_t e
 
 /* Calls fn for each unacknowledged batch of job_id (0: every job) whose last
  * seq is >= from_seq, each job's batches in seq order. fn returns non-zero to
- * stop early. The batch bytes are read from the file. VC_ERR_IO when a
- * record cannot be read back, VC_ERR_CANCELLED when fn stopped. */
+ * stop early. The batch bytes are read back from the file (and checked
+ * against their CRC). fn may send the bytes but must not call any other
+ * va_spool function on sp: ack what arrives after the walk. VC_ERR_IO when a
+ * record cannot be read back intact, VC_ERR_CANCELLED when fn stopped. */
 vc_status_t va_spool_foreach(va_spool_t *sp, uint64_t job_id, uint64_t from_seq,
                              int (*fn)(void *arg, const va_spool_batch_t *batch), void *arg,
                              char *err, size_t errlen);

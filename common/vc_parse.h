@@ -37,6 +37,11 @@ vc_status_t vc_parse_bool(const char *text, int *out, char *err, size_t errlen);
 vc_status_t vc_parse_int(const char *text, int64_t min, int64_t max, int64_t *out, char *err,
                          size_t errlen);
 
+/* An object-store endpoint: "http://" or "https://", a host, optional
+ * ":port" and path; no user information ("user:secret@": credentials never
+ * go in config files), no blanks or control characters. */
+vc_status_t vc_parse_http_url(const char *text, char *err, size_t errlen);
+
 /* Canonical text, always re-parsable to the same value. Return buf.
  * size: largest exact binary unit ("5MiB", "1536B" -> "1.5KiB" is not used:
  * "1536B"); duration: largest exact unit of ns/us/ms/s/m/h ("200ms", "90s");
