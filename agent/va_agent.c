@@ -323,7 +323,7 @@ static void pump(va_agent_t *a)
         vc_status_t rc = va_spool_foreach(a->spool, j->job_id, j->sent + 1, pump_batch, &c, err,
                                           sizeof err);
         if (rc && rc != VC_ERR_CANCELLED) {
-            set_fatal(a, rc, "cannot read back spooled samples of job %llu from %s: %s",
+            set_fatal(a, rc, "cannot read back spooled samples of job %llx from %s: %s",
                       (unsigned long long)j->job_id, a->spool_path, err);
             return;
         }
@@ -353,14 +353,14 @@ static void spool_batch(va_agent_t *a, vc_sample_t *s, size_t n)
     uint64_t job_id = a->run.job_id;
     jobstate_t *j = js_find(a, job_id);
     if (!j) {
-        set_fatal(a, VC_ERR_INTERNAL, "no sender state for job %llu", (unsigned long long)job_id);
+        set_fatal(a, VC_ERR_INTERNAL, "no sender state for job %llx", (unsigned long long)job_id);
         return;
     }
     uint64_t first = va_spool_next_seq(a->spool, job_id);
     char err[256];
     vc_status_t rc = va_spool_append(a->spool, job_id, first, s, n, &a->spoolbuf, err, sizeof err);
     if (rc) {
-        set_fatal(a, rc, "cannot spool %zu samples of job %llu to %s: %s (free disk space?)", n,
+        set_fatal(a, rc, "cannot spool %zu samples of job %llx to %s: %s (free disk space?)", n,
                   (unsigned long long)job_id, a->spool_path, err);
         return;
     }
@@ -414,7 +414,7 @@ static void *job_main(void *arg)
     if (start > 0) {
         vc_wall_ns_t now = vc_wall_now();
         if (start - now > 600 * VC_NS_PER_S) {
-            vc_warn(LOG, "job %llu: start time is %.0f s away; starting now instead",
+            vc_warn(LOG, "job %llx: start time is %.0f s away; starting now instead",
                     (unsigned long long)a->run.job_id, (double)(start - now) / 1e9);
             start = 0;
         }
@@ -455,7 +455,7 @@ static void record_done(va_agent_t *a, jobstate_t *j, vp_job_status_t st, const 
     char err[256];
     vc_status_t rc = va_spool_finish(a->spool, &d, err, sizeof err);
     if (rc) {
-        set_fatal(a, rc, "cannot record the end of job %llu in %s: %s",
+        set_fatal(a, rc, "cannot record the end of job %llx in %s: %s",
                   (unsigned long long)j->job_id, a->spool_path, err);
         return;
     }
@@ -491,7 +491,7 @@ static void finish_running(va_agent_t *a)
     }
     int64_t errors = atomic_load(&a->run.errors);
     record_done(a, j, st, st == VP_JOB_OK ? "" : why, errors);
-    vc_info(LOG, "job %llu (%s) ended: %s, %llu samples, %lld errors%s%s",
+    vc_info(LOG, "job %llx (%s) ended: %s, %llu samples, %lld errors%s%s",
             (unsigned long long)j->job_id, a->run.msg.job.id, vp_job_status_name(st),
             (unsigned long long)j->spooled, (long long)errors, st == VP_JOB_OK ? "" : ": ",
             st == VP_JOB_OK ? "" : why);
@@ -517,13 +517,13 @@ static void start_job(va_agent_t *a, const vp_job_msg_t *jm)
     j->sent = j->spooled > j->acked ? j->spooled : j->acked;
     char why[VP_TEXT_LEN + 1] = "";
     if (a->run.active)
-        snprintf(why, sizeof why, "agent %s is busy with job %llu", a->name,
+        snprintf(why, sizeof why, "agent %s is busy with job %llx", a->name,
                  (unsigned long long)a->run.job_id);
     else if (jm->job.workers > a->o.max_workers)
         snprintf(why, sizeof why, "the job asks for %d workers; agent %s allows %d (max_workers)",
                  jm->job.workers, a->name, a->o.max_workers);
     if (why[0]) {
-        vc_warn(LOG, "job %llu refused: %s", (unsigned long long)jm->job_id, why);
+        vc_warn(LOG, "job %llx refused: %s", (unsigned long long)jm->job_id, why);
         record_done(a, j, VP_JOB_FAILED, why, 0);
         send_done(a, j);
         return;
@@ -550,7 +550,7 @@ static void start_job(va_agent_t *a, const vp_job_msg_t *jm)
     }
     a->run.active = 1;
     vc_wall_ns_t now = vc_wall_now();
-    vc_info(LOG, "job %llu (%s, %s) received from campaign %s; starts %s%.3f s", 
+    vc_info(LOG, "job %llx (%s, %s) received from campaign %s; starts %s%.3f s", 
             (unsigned long long)jm->job_id, jm->job.id, vc_workload_name(jm->job.kind),
             jm->campaign, jm->start_at > now ? "in " : "now, ",
             jm->start_at > now ? (double)(jm->start_at - now) / 1e9 : 0.0);
@@ -649,7 +649,7 @@ static void on_welcome(va_agent_t *a, const vp_welcome_t *w)
         int running = a->run.active && a->run.job_id == j->job_id;
         if (!ack && !running) {
             vc_warn(LOG,
-                    "job %llu is unknown to the coordinator at %s: dropping its %llu "
+                    "job %llx is unknown to the coordinator at %s: dropping its %llu "
                     "unacknowledged samples from the spool",
                     (unsigned long long)j->job_id, a->endpoint,
                     (unsigned long long)(j->spooled - j->acked));
@@ -661,7 +661,7 @@ static void on_welcome(va_agent_t *a, const vp_welcome_t *w)
             if (va_spool_ack(a->spool, j->job_id, ack->seq, err, sizeof err) == VC_OK)
                 j->acked = ack->seq;
             else
-                vc_warn(LOG, "WELCOME acknowledges job %llu up to %llu: %s",
+                vc_warn(LOG, "WELCOME acknowledges job %llx up to %llu: %s",
                         (unsigned long long)j->job_id, (unsigned long long)ack->seq, err);
         }
         j->sent = j->acked;
@@ -685,13 +685,13 @@ static void on_ack(va_agent_t *a, const vp_msg_t *m)
 {
     jobstate_t *j = js_find(a, m->u.ack.job_id);
     if (!j) {
-        vc_debug(LOG, "ACK for job %llu, which this agent does not hold",
+        vc_debug(LOG, "ACK for job %llx, which this agent does not hold",
                  (unsigned long long)m->u.ack.job_id);
         return;
     }
     uint64_t seq = m->u.ack.seq;
     if (seq > j->spooled) {
-        vc_warn(LOG, "ACK for job %llu up to seq %llu, beyond the %llu samples sent: ignored",
+        vc_warn(LOG, "ACK for job %llx up to seq %llu, beyond the %llu samples sent: ignored",
                 (unsigned long long)j->job_id, (unsigned long long)seq,
                 (unsigned long long)j->spooled);
         return;
@@ -699,7 +699,7 @@ static void on_ack(va_agent_t *a, const vp_msg_t *m)
     if (seq > j->acked) {
         char err[256];
         if (va_spool_ack(a->spool, j->job_id, seq, err, sizeof err) != VC_OK) {
-            vc_warn(LOG, "spool refused ACK of job %llu up to %llu: %s",
+            vc_warn(LOG, "spool refused ACK of job %llx up to %llu: %s",
                     (unsigned long long)j->job_id, (unsigned long long)seq, err);
             return;
         }
@@ -713,7 +713,7 @@ static void on_ack(va_agent_t *a, const vp_msg_t *m)
     if (j->finished && j->done_confirmed && j->acked == j->spooled) {
         char err[256];
         va_spool_forget(a->spool, j->job_id, err, sizeof err);
-        vc_debug(LOG, "job %llu fully acknowledged", (unsigned long long)j->job_id);
+        vc_debug(LOG, "job %llx fully acknowledged", (unsigned long long)j->job_id);
         js_remove(a, j->job_id);
         return;
     }
@@ -759,7 +759,7 @@ static void on_message(va_agent_t *a, const vp_msg_t *m, vc_wall_ns_t t_rx)
         break;
     case VP_CANCEL:
         if (a->run.active && a->run.job_id == m->u.cancel.job_id) {
-            vc_info(LOG, "job %llu cancelled by the coordinator",
+            vc_info(LOG, "job %llx cancelled by the coordinator",
                     (unsigned long long)m->u.cancel.job_id);
             atomic_store(&a->run.cancel, 1);
         }
@@ -952,7 +952,7 @@ va_agent_t *va_agent_new(const va_agent_opts_t *o, char *err, size_t errlen)
         } else {
             record_done(a, j, VP_JOB_INTERRUPTED, "the agent restarted while the job ran", 0);
         }
-        vc_info(LOG, "spool %s: job %llu has %llu unacknowledged samples (%s)", a->spool_path,
+        vc_info(LOG, "spool %s: job %llx has %llu unacknowledged samples (%s)", a->spool_path,
                 (unsigned long long)j->job_id, (unsigned long long)(j->spooled - j->acked),
                 vp_job_status_name(j->done.status));
     }
@@ -1028,7 +1028,7 @@ static void timers(va_agent_t *a, vc_mono_ns_t now)
     for (size_t i = 0; i < a->njs; i++) {
         jobstate_t *j = &a->js[i];
         if (j->sent > j->acked && now - j->moved_at > resend_ns) {
-            vc_info(LOG, "job %llu: no ACK for %.1f s; resending from seq %llu",
+            vc_info(LOG, "job %llx: no ACK for %.1f s; resending from seq %llu",
                     (unsigned long long)j->job_id, (double)(now - j->moved_at) / 1e9,
                     (unsigned long long)(j->acked + 1));
             j->sent = j->acked;

@@ -18,6 +18,9 @@ vc_campaign_t *vk_cmd_load_campaign(const char *cmd, const char *path);
 int vk_cmd_duration_ms(const char *cmd, const char *opt, const char *text, int64_t *out);
 /* SIGINT/SIGTERM stop k (NULL: default handling again). */
 void vk_cmd_install_signals(vk_coord_t *k);
+/* The end-of-campaign report: the text report of DIR/results.db written to
+ * DIR/report.txt and printed on standard output. */
+void vk_cmd_final_report(const char *dir);
 /* Exit status for the result of vk_coord_run. */
 int vk_cmd_exit_code(vc_status_t rc);
 

@@ -16,6 +16,9 @@
 #include "vk_cmd.h"
 #include "vk_cmd_common.h"
 #include "vk_coord.h"
+#include "vk_report_text.h"
+#include "vk_store.h"
+#include "vk_summary.h"
 
 static vk_coord_t *volatile running_coord;
 
@@ -81,6 +84,31 @@ int vk_cmd_exit_code(vc_status_t rc)
     default:
         return 1;
     }
+}
+
+void vk_cmd_final_report(const char *dir)
+{
+    char err[1024], path[PATH_MAX];
+    vk_store_t *st = NULL;
+    vk_summary_t *sum = NULL;
+    if (vk_store_open(dir, VK_STORE_READONLY, &st, err, sizeof err) != VC_OK ||
+        vk_summary_build(st, &(vk_filter_t){0}, &sum, err, sizeof err) != VC_OK) {
+        vc_warn("report", "no report: %s (try: vantage report %s)", err, dir);
+        vk_store_destroy(&st);
+        return;
+    }
+    snprintf(path, sizeof path, "%s/report.txt", dir);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        vk_report_text(sum, f);
+        fclose(f);
+    }
+    vk_report_text(sum, stdout);
+    fflush(stdout);
+    vc_info("report", "report written to %s (other formats: vantage report %s --format csv|json)",
+            path, dir);
+    vk_summary_destroy(&sum);
+    vk_store_destroy(&st);
 }
 
 static void usage(FILE *out)
@@ -215,6 +243,8 @@ int vk_cmd_coordinator(int argc, char **argv)
     if (rc && rc != VC_ERR_MISMATCH)
         fprintf(stderr, "vantage coordinator: %s\n", vk_coord_error(k));
     vk_coord_destroy(&k);
+    if (rc == VC_OK || rc == VC_ERR_MISMATCH)
+        vk_cmd_final_report(o.out_dir);
     vc_campaign_destroy(&camp);
     return vk_cmd_exit_code(rc);
 }

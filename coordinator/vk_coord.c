@@ -196,6 +196,7 @@ static disp_t *disp_push(vk_coord_t *k)
     d->final = -1;
     d->status = VK_DISPATCH_RUNNING;
     d->step = -1;
+    d->p_total = -1;
     d->last_heard = vc_mono_now();
     return d;
 }
