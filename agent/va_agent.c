@@ -26,7 +26,7 @@
 #define HELLO_BACKOFF_MAX_MS 30000
 #define PROGRESS_EVERY_MS 1000
 #define DRAIN_TIMEOUT_MS 3000
-#define MAX_AUTH_FAILURES 3
+#define MAX_AUTH_FAILURES 1
 
 /* Sender state of one job the spool knows. */
 typedef struct {
@@ -253,9 +253,9 @@ static void monitor_event(va_agent_t *a)
                      "operator to copy this agent's .key file into the coordinator's allow-list "
                      "directory",
                      a->endpoint, a->cert ? zcert_public_txt(a->cert) : "none");
+            /* A ZAP refusal is final: retrying with the same key cannot succeed. */
             if (a->auth_failures >= MAX_AUTH_FAILURES)
-                set_fatal(a, VC_ERR_AUTH, "giving up: %s refused this agent's key %d times",
-                          a->endpoint, a->auth_failures);
+                set_fatal(a, VC_ERR_AUTH, "giving up: %s refused this agent's key", a->endpoint);
             break;
         case ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL:
         case ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL:
