@@ -64,6 +64,8 @@ struct va_agent {
     int64_t hb_ms;
     int hello_waiting_logged;
     int auth_failures;
+    vc_mono_ns_t link_logged_at; /* last handshake/disconnect message */
+    unsigned link_events;        /* since then */
     uint64_t rid;
 
     /* jobs the spool knows */
@@ -79,6 +81,8 @@ struct va_agent {
         atomic_int cancel;
         atomic_int ended;
         atomic_llong errors;
+        atomic_llong emitted;
+        vc_mono_ns_t started;
         vc_status_t rc;
         char err[VP_TEXT_LEN + 1];
         int stopped_by_agent; /* interrupted by shutdown, not by CANCEL */
@@ -236,6 +240,17 @@ static void link_reset(va_agent_t *a, int64_t delay_ms)
     a->next_hello = vc_mono_now() + delay_ms * VC_NS_PER_MS;
 }
 
+/* Counts a link event; 1 when it is time to log (at most every 30 s). */
+static int link_note(va_agent_t *a)
+{
+    vc_mono_ns_t now = vc_mono_now();
+    a->link_events++;
+    if (a->link_logged_at && now - a->link_logged_at < 30 * VC_NS_PER_S)
+        return 0;
+    a->link_logged_at = now;
+    return 1;
+}
+
 static void monitor_event(va_agent_t *a)
 {
     zmsg_t *m = zmsg_recv(a->mon);
@@ -259,17 +274,23 @@ static void monitor_event(va_agent_t *a)
             break;
         case ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL:
         case ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL:
-            vc_warn(LOG,
-                    "handshake with %s failed: wrong coordinator key (--coordinator-key), "
-                    "or one side runs without CURVE (--insecure)?",
-                    a->endpoint);
+            if (link_note(a))
+                vc_warn(LOG,
+                        "handshake with %s failed (%u times): wrong coordinator key "
+                        "(--coordinator-key), one side without CURVE (--insecure), or the "
+                        "coordinator is gone behind a proxy?",
+                        a->endpoint, a->link_events);
             break;
         case ZMQ_EVENT_HANDSHAKE_SUCCEEDED:
             a->auth_failures = 0;
+            a->link_events = 0;
+            a->link_logged_at = 0;
             vc_debug(LOG, "connected to %s", a->endpoint);
             break;
         case ZMQ_EVENT_DISCONNECTED:
-            vc_info(LOG, "disconnected from %s; reconnecting", a->endpoint);
+            if (link_note(a))
+                vc_info(LOG, "disconnected from %s (%u times); reconnecting", a->endpoint,
+                        a->link_events);
             break;
         default:
             break;
@@ -385,9 +406,24 @@ static void drain_batches(va_agent_t *a, int partial)
 
 /* ------------------------------------------------------------------- jobs */
 
+/* Tests only: hold the workload to a.o.test_max_rate samples per second so
+ * that a job is still running when the test breaks something. */
+static void throttle(va_agent_t *a)
+{
+    long long n = atomic_fetch_add(&a->run.emitted, 1) + 1;
+    if (n % 64)
+        return;
+    vc_mono_ns_t due = a->run.started + (vc_mono_ns_t)((double)n / (double)a->o.test_max_rate * 1e9);
+    vc_mono_ns_t now = vc_mono_now();
+    if (due > now && !atomic_load(&a->run.cancel))
+        vc_sleep_ns(due - now);
+}
+
 static void emit_cb(void *arg, const vc_sample_t *s)
 {
     va_agent_t *a = arg;
+    if (a->o.test_max_rate > 0)
+        throttle(a);
     if (s->err_class != VC_EC_NONE)
         atomic_fetch_add(&a->run.errors, 1);
     if (va_batcher_add(a->batcher, s) == VC_ERR_NOMEM)
@@ -533,6 +569,8 @@ static void start_job(va_agent_t *a, const vp_job_msg_t *jm)
     atomic_store(&a->run.cancel, 0);
     atomic_store(&a->run.ended, 0);
     atomic_store(&a->run.errors, 0);
+    atomic_store(&a->run.emitted, 0);
+    a->run.started = vc_mono_now();
     a->run.rc = VC_OK;
     a->run.err[0] = '\0';
     a->run.stopped_by_agent = 0;

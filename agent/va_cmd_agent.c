@@ -59,7 +59,7 @@ static void usage(FILE *out)
 enum {
     OPT_CONNECT = 256, OPT_NAME, OPT_SITE, OPT_CONFIG, OPT_KEYS, OPT_CKEY, OPT_SPOOL, OPT_WORK,
     OPT_INSECURE, OPT_BATCH, OPT_BATCH_MS, OPT_WINDOW, OPT_HB, OPT_LOST, OPT_MAXW, OPT_LOG,
-    OPT_NO_FSYNC, OPT_TEST_OFFSET, OPT_HELP
+    OPT_NO_FSYNC, OPT_TEST_OFFSET, OPT_TEST_RATE, OPT_HELP
 };
 
 static int parse_int(const char *opt, const char *v, long long lo, long long hi, long long *out)
@@ -114,12 +114,14 @@ int va_cmd_agent(int argc, char **argv)
          * shift this agent's wall clock by a known amount. */
         {"no-fsync", no_argument, NULL, OPT_NO_FSYNC},
         {"test-wall-offset-ms", required_argument, NULL, OPT_TEST_OFFSET},
+        {"test-max-rate", required_argument, NULL, OPT_TEST_RATE},
         {"help", no_argument, NULL, OPT_HELP},
         {NULL, 0, NULL, 0}};
     const char *connect = NULL, *name = NULL, *site = NULL, *config = NULL, *keys = NULL,
                *ckey = NULL, *spool = NULL, *work = NULL;
     int insecure = 0, no_fsync = 0;
-    long long batch = -1, batch_ms = -1, window = -1, hb = -1, lost = -1, maxw = -1, offset = 0;
+    long long batch = -1, batch_ms = -1, window = -1, hb = -1, lost = -1, maxw = -1, offset = 0,
+              rate = 0;
     int c, idx = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, &idx)) != -1) {
@@ -142,6 +144,7 @@ int va_cmd_agent(int argc, char **argv)
         case OPT_HB: num = &hb; lo = 10; hi = 600000; break;
         case OPT_LOST: num = &lost; lo = 20; hi = 86400000; break;
         case OPT_MAXW: num = &maxw; hi = 100000; break;
+        case OPT_TEST_RATE: num = &rate; hi = 100000000; break;
         case OPT_TEST_OFFSET: num = &offset; lo = -86400000LL * 365; hi = 86400000LL * 365; break;
         case OPT_LOG: {
             int l = vc_log_level_parse(optarg);
@@ -201,6 +204,7 @@ int va_cmd_agent(int argc, char **argv)
     if (lost > 0) o.lost_after_ms = lost;
     if (maxw > 0) o.max_workers = (int)maxw;
     o.spool_fsync = !no_fsync;
+    o.test_max_rate = rate;
     if (!o.endpoint || !o.name) {
         fprintf(stderr, "vantage agent: --connect and --name are required (or in --config)\n");
         usage(stderr);

@@ -71,6 +71,7 @@ typedef struct {
     char name[VC_NAME_MAX];
     char site[VC_SITE_MAX];
     int needed;              /* has steps in the campaign */
+    int seen;                /* registered at least once in this run */
     int present;
     unsigned char rid[256];
     size_t rid_len;
@@ -508,8 +509,9 @@ static void on_hello(vk_coord_t *k, const void *rid, size_t rid_len, const char 
                "agent %s is already connected with another key (%s)", h->name, a->key);
         return;
     }
-    int was_present = a->present;
+    int was_present = a->present, was_seen = a->seen;
     a->present = 1;
+    a->seen = 1;
     memcpy(a->rid, rid, rid_len);
     a->rid_len = rid_len;
     snprintf(a->key, sizeof a->key, "%s", key ? key : "");
@@ -573,7 +575,7 @@ static void on_hello(vk_coord_t *k, const void *rid, size_t rid_len, const char 
     w.u.welcome.wall_ns = vc_wall_now();
     send_to(k, a, &w);
     vc_info(LOG, "agent %s %s (site \"%s\", %s, %s, %d CPUs%s%s)%s", a->name,
-            was_present ? "reconnected" : "registered", site, h->hostname, h->os, h->cpus,
+            was_present ? "reconnected" : was_seen ? "rejoined" : "registered", site, h->hostname, h->os, h->cpus,
             key ? ", key " : "", key ? key : "",
             h->nresume ? ", resuming spooled jobs" : "");
     for (size_t i = 0; i < k->nsteps; i++)
