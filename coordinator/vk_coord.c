@@ -1382,6 +1382,10 @@ static vc_status_t summarize(vk_coord_t *k)
             vc_warn(LOG, "step %zu (job %s, agent %s, slice %d) ended %s", i,
                     job_name(k, k->steps[i].job), k->agents[k->steps[i].agent].name,
                     k->steps[i].spec.slice, step_names[k->steps[i].state]);
+    for (size_t i = 0; i < k->nagents; i++)
+        if (k->agents[i].bad_count)
+            vc_warn(LOG, "agent %s: %u messages rejected (malformed, oversized or unexpected)",
+                    k->agents[i].name, k->agents[i].bad_count);
     vc_info(LOG, "campaign %s: %zu of %zu steps complete; results in %s", vc_campaign_name(k->c),
             done, done + other, vk_store_path(k->store));
     return other ? VC_ERR_MISMATCH : VC_OK;
