@@ -130,6 +130,7 @@ static void usage(FILE *out)
             "  --lost-after T      an agent silent this long is lost (default 10s)\n"
             "  --rejoin-wait T     at the end, wait this long for lost agents (default 60s)\n"
             "  --progress MODE     auto|tty|log: live table or log lines (default auto)\n"
+            "  --no-report         do not print the report at the end (vantage report DIR)\n"
             "  --log LEVEL         error|warn|info|debug\n"
             "  --help              this text\n\n"
             "Exit status: 0 all jobs complete, 4 finished with incomplete or failed jobs,\n"
@@ -139,7 +140,7 @@ static void usage(FILE *out)
 int vk_cmd_coordinator(int argc, char **argv)
 {
     enum { O_BIND = 256, O_OUT, O_KEYS, O_ALLOW, O_INSECURE, O_WAIT, O_HB, O_LOST, O_REJOIN,
-           O_PROGRESS, O_LOG, O_HELP };
+           O_PROGRESS, O_LOG, O_NOREPORT, O_HELP };
     static const struct option opts[] = {
         {"bind", required_argument, NULL, O_BIND},
         {"out", required_argument, NULL, O_OUT},
@@ -152,11 +153,13 @@ int vk_cmd_coordinator(int argc, char **argv)
         {"rejoin-wait", required_argument, NULL, O_REJOIN},
         {"progress", required_argument, NULL, O_PROGRESS},
         {"log", required_argument, NULL, O_LOG},
+        {"no-report", no_argument, NULL, O_NOREPORT},
         {"help", no_argument, NULL, O_HELP},
         {NULL, 0, NULL, 0}};
     vk_coord_opts_t o;
     vk_coord_opts_init(&o);
     const char *keys = NULL, *allow = NULL;
+    int report = 1;
     int c, idx = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, &idx)) != -1) {
@@ -167,6 +170,7 @@ int vk_cmd_coordinator(int argc, char **argv)
         case O_KEYS: keys = optarg; break;
         case O_ALLOW: allow = optarg; break;
         case O_INSECURE: o.insecure = 1; break;
+        case O_NOREPORT: report = 0; break;
         case O_WAIT: dur = &o.wait_agents_ms; break;
         case O_HB: dur = &o.heartbeat_ms; break;
         case O_LOST: dur = &o.lost_after_ms; break;
@@ -243,7 +247,7 @@ int vk_cmd_coordinator(int argc, char **argv)
     if (rc && rc != VC_ERR_MISMATCH)
         fprintf(stderr, "vantage coordinator: %s\n", vk_coord_error(k));
     vk_coord_destroy(&k);
-    if (rc == VC_OK || rc == VC_ERR_MISMATCH)
+    if (report && (rc == VC_OK || rc == VC_ERR_MISMATCH))
         vk_cmd_final_report(o.out_dir);
     vc_campaign_destroy(&camp);
     return vk_cmd_exit_code(rc);

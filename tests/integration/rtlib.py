@@ -4,6 +4,7 @@ agents of the built `vantage` over tcp://127.0.0.1). Not a test itself.
 Synchronisation is by readiness only: a log line appearing, a row in
 results.db, a process exiting; sleeps appear only where the test needs time
 to pass (a link kept down for some seconds)."""
+import atexit
 import os
 import re
 import shutil
@@ -44,6 +45,18 @@ def free_port():
     return p
 
 
+_procs = []
+
+
+@atexit.register
+def _kill_children():
+    """No test leaves a process behind, whether it passed or failed."""
+    for p in _procs:
+        if p.p.poll() is None:
+            p.p.kill()
+            p.p.wait()
+
+
 class Proc:
     """A child process whose stdout+stderr go to a log file."""
 
@@ -55,6 +68,7 @@ class Proc:
             e.update(env)
         self.f = open(log, "ab")
         self.p = subprocess.Popen(argv, stdout=self.f, stderr=subprocess.STDOUT, env=e)
+        _procs.append(self)
 
     def text(self):
         with open(self.log, "rb") as f:
