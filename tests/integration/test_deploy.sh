@@ -180,11 +180,14 @@ if [ $vrc -ne 0 ] || grep -i 'vantage' "$T/verify.out" | grep -q .; then
 else ok "units pass systemd-analyze verify"; fi
 rm -f "$T/coord/etc/vantage/campaigns/deploytest.cfg"
 
-# --- second run: nothing changes --------------------------------------------------
+# --- second run: nothing changes, and no key pair is replaced ----------------------
+key_before=$(cat "$T/fiber/var/lib/vantage-agent/keys/fiber.key_secret" "$T/coord/var/lib/vantage-coordinator/keys/coordinator.key_secret" | sha256sum)
 if play site2 site.yml; then
   c=$(recap_changed site2)
   [ "$c" = 0 ] && ok "second run: changed=0" || fail "second run changed $c: $(grep -B3 'changed:' "$T/site2.out" | head -n 40)"
 else fail "second site.yml run failed: $(tail -n 40 "$T/site2.out")"; fi
+key_after=$(cat "$T/fiber/var/lib/vantage-agent/keys/fiber.key_secret" "$T/coord/var/lib/vantage-coordinator/keys/coordinator.key_secret" | sha256sum)
+[ "$key_before" = "$key_after" ] || fail "a second run replaced a key pair"
 
 # --- a campaign ---------------------------------------------------------------------
 for a in fiber mobile; do
