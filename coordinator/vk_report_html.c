@@ -986,8 +986,8 @@ static void facts(FILE *out, const vk_summary_t *s, const vk_chartdata_t *cd)
                   " clock, calibrate-request a request that does no network I/O. Latencies"
                   " near these values are at the instrument's floor.</p>\n"
                   "<table class=\"calibration\">\n<tr><th class=\"t\">agent</th>"
-                  "<th class=\"t\">site</th><th class=\"t\">op</th><th>n</th><th>min ms</th>"
-                  "<th>p50 ms</th><th>p95 ms</th><th>max ms</th></tr>\n",
+                  "<th class=\"t\">site</th><th class=\"t\">op</th><th>n</th><th>min</th>"
+                  "<th>p50</th><th>p95</th><th>max</th></tr>\n",
                   out);
         any = 1;
         fputs("<tr>", out);
@@ -995,10 +995,12 @@ static void facts(FILE *out, const vk_summary_t *s, const vk_chartdata_t *cd)
         td_text(out, g->site);
         td_text(out, g->op);
         fprintf(out, "<td>%zu</td>", g->ok);
-        td_ms(out, g->dur.min, 4, 0);
-        td_ms(out, g->dur.p50, 4, 0);
-        td_ms(out, g->dur.p95, 4, g->ok && g->p95_too_small);
-        td_ms(out, g->dur.max, 4, 0);
+        double v[4] = {g->dur.min, g->dur.p50, g->dur.p95, g->dur.max};
+        for (int k = 0; k < 4; k++) {
+            char d[32];
+            vk_fmt_duration(d, sizeof d, v[k]);
+            fprintf(out, "<td>%s%s</td>", d, k == 2 && g->ok && g->p95_too_small ? "*" : "");
+        }
         fputs("</tr>\n", out);
     }
     if (any)

@@ -162,7 +162,10 @@ void vk_fmt_duration(char *buf, size_t size, double ns)
         snprintf(buf, size, "0");
         return;
     }
-    if (fabs(ns) < 1e6) {
+    if (fabs(ns) < 1e3) {
+        num(n, sizeof n, ns);
+        snprintf(buf, size, "%s ns", n);
+    } else if (fabs(ns) < 1e6) {
         num(n, sizeof n, ns / 1e3);
         snprintf(buf, size, "%s µs", n);
     } else if (fabs(ns) < 1e9) {

@@ -32,7 +32,7 @@ size_t vk_scale_ticks(const vk_scale_t *s, double *ticks, size_t max);
 
 /* Number formats for tick labels and tables. */
 typedef void (*vk_fmt_fn)(char *buf, size_t size, double v);
-/* A duration in ns with a unit: "250 µs", "12 ms", "1.5 s". */
+/* A duration in ns with a unit: "40 ns", "250 µs", "12 ms", "1.5 s". */
 void vk_fmt_duration(char *buf, size_t size, double ns);
 /* A count: "500", "1K", "2.5K", "80K", "1M". */
 void vk_fmt_count(char *buf, size_t size, double v);
