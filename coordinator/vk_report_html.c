@@ -35,7 +35,7 @@ static const char css[] =
     "svg .grid{stroke:#e3e3e3;stroke-width:1}"
     "svg .ref{stroke:#999;stroke-width:1;stroke-dasharray:4 3}\n"
     ".charts{display:flex;flex-wrap:wrap;gap:0 24px}"
-    ".charts svg.chart{flex:0 1 640px}\n"
+    ".charts svg.chart{flex:0 1 auto}\n"
     "table{border-collapse:collapse;font-size:.85em;margin:.4em 0 1em;"
     "font-variant-numeric:tabular-nums}\n"
     "th,td{border:1px solid #ccc;padding:2px 6px;text-align:right;vertical-align:top}"
@@ -45,6 +45,7 @@ static const char css[] =
     ".scroll{overflow-x:auto}\n"
     "pre{font-size:12px;background:#f7f7f7;border:1px solid #ddd;padding:8px;"
     "overflow-x:auto;line-height:1.25}\n"
+    "details.seed summary{font-family:monospace;font-size:12px;cursor:pointer;margin:.3em 0}\n"
     "dl.kv{display:grid;grid-template-columns:max-content auto;gap:0 1em;margin:0}"
     "dl.kv dt{color:#444}dl.kv dd{margin:0;overflow-wrap:anywhere}\n"
     "@media print{body{max-width:none;padding:0}nav{display:none}"
@@ -126,26 +127,38 @@ static void svg_text(FILE *out, const char *cls, double x, double y, const char 
     fputs("</text>\n", out);
 }
 
-/* A legend row of sites (colour and name) from x, y: those with shown[i]
- * set (all when shown is NULL; both arrays have 256 entries); extra[i] is
- * appended to site i's name when extra is not NULL. */
-static void svg_site_legend(FILE *out, const vk_chartdata_t *cd, const int *shown, double x,
-                            double y, char extra[][48])
+/* A legend of sites (colour and name) from x, y, wrapped before max_x:
+ * those with shown[i] set (all when shown is NULL; both arrays have 256
+ * entries), with extra[i] appended when extra is not NULL. Returns the
+ * number of rows; out NULL only measures. */
+static int svg_site_legend(FILE *out, const vk_chartdata_t *cd, const int *shown, double x,
+                           double y, char extra[][48], double max_x)
 {
+    double x0 = x;
+    int rows = 1;
     for (size_t i = 0; i < cd->nsites; i++) {
         if (shown && (i >= 256 || !shown[i]))
             continue;
         char name[VK_CD_NAME_MAX + 48];
         snprintf(name, sizeof name, "%s%s", cd->sites[i].name, extra && i < 256 ? extra[i] : "");
-        fprintf(out, "<g class=\"legend-item\" data-site=\"");
-        esc(out, cd->sites[i].name);
-        fprintf(out, "\"><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\""
-                     " stroke-width=\"3\"/>",
-                x, y - 4, x + 18, y - 4, vk_svg_colour(i));
-        svg_text(out, "legend-text", x + 24, y, "start", name);
-        fputs("</g>\n", out);
-        x += 40 + 7.0 * (double)strlen(name);
+        double w = 38 + 7.0 * (double)strlen(name);
+        if (x > x0 && x + w - 14 > max_x) {
+            x = x0;
+            y += 17;
+            rows++;
+        }
+        if (out) {
+            fprintf(out, "<g class=\"legend-item\" data-site=\"");
+            esc(out, cd->sites[i].name);
+            fprintf(out, "\"><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\""
+                         " stroke=\"%s\" stroke-width=\"3\"/>",
+                    x, y - 4, x + 18, y - 4, vk_svg_colour(i));
+            svg_text(out, "legend-text", x + 24, y, "start", name);
+            fputs("</g>\n", out);
+        }
+        x += w;
     }
+    return rows;
 }
 
 /* ---- listing latency vs objects ------------------------------------------- */
@@ -181,7 +194,7 @@ static void chart_latency_vs_scale(FILE *out, const vk_chartdata_t *cd)
     const double pw = 440, ph = 330, ml = 78, mr = 16, mt = 58, mb = 52;
     double W = np * pw, H = ph;
     svg_open(out, "latency-vs-scale", W, H, "listing latency vs number of objects per path");
-    svg_site_legend(out, cd, shown, ml, 18, NULL);
+    svg_site_legend(out, cd, shown, ml, 18, NULL, W);
     vk_scale_t x = {0}, y = {0};
     vk_scale_domain(&x, xlo, xhi, 1);
     vk_scale_domain(&y, ylo, yhi, 1);
@@ -289,8 +302,10 @@ static void chart_cdf(FILE *out, const vk_chartdata_t *cd, size_t first, size_t 
         snprintf(title, sizeof title, "%s (%s)", d0->op, point);
     else
         snprintf(title, sizeof title, "%s", d0->op);
-    const double W = 640, H = 330;
-    vk_box_t b = {78, 58, W - 78 - 20, H - 58 - 52};
+    const double W = 420, ml = 64, mr = 14, mb = 50;
+    int rows = svg_site_legend(NULL, cd, shown, ml, 38, extra, W - mr);
+    double mt = 48 + 17.0 * rows, H = mt + 190 + mb;
+    vk_box_t b = {ml, mt, W - ml - mr, H - mt - mb};
     vk_scale_t x = {0}, y = {0};
     vk_scale_domain(&x, lo, hi, 1);
     y.d0 = 0;
@@ -306,7 +321,7 @@ static void chart_cdf(FILE *out, const vk_chartdata_t *cd, size_t first, size_t 
     esc(out, d0->op);
     fputs("\">\n", out);
     svg_text(out, "chart-title", b.x, 16, "start", title);
-    svg_site_legend(out, cd, shown, b.x, 38, extra);
+    svg_site_legend(out, cd, shown, b.x, 38, extra, W - mr);
     vk_svg_axes(out, &b, &x, vk_fmt_duration, "latency (log scale)", &y, vk_fmt_percent,
                 "requests at or below");
     static const double refs[2] = {0.5, 0.95};
@@ -722,19 +737,42 @@ static void tables_compare(FILE *out, const vk_summary_t *s, const vk_chartdata_
     fputs("</section>\n", out);
 }
 
-/* Copies what a text renderer wrote into tmp as escaped preformatted text. */
-static void pre_from(FILE *out, FILE *tmp)
+/* What a text renderer wrote into tmp, as escaped preformatted text; a
+ * block of more than PRE_OPEN_LINES lines (s3bench's per-iteration rows)
+ * is folded under its first line. */
+#define PRE_OPEN_LINES 40
+
+static vc_status_t pre_from(FILE *out, FILE *tmp)
 {
-    char buf[4096];
-    size_t n;
+    long n = ftell(tmp);
+    if (n <= 0)
+        return VC_OK;
+    char *buf = malloc((size_t)n + 1);
+    if (!buf)
+        return VC_ERR_NOMEM;
     rewind(tmp);
-    fputs("<pre>", out);
-    while ((n = fread(buf, 1, sizeof buf - 1, tmp)) > 0) {
-        buf[n] = '\0';
-        /* a renderer writes no NUL; stop at one all the same */
+    size_t got = fread(buf, 1, (size_t)n, tmp);
+    buf[got] = '\0';
+    while (got && (buf[got - 1] == '\n' || buf[got - 1] == ' '))
+        buf[--got] = '\0';
+    size_t lines = 1;
+    for (size_t i = 0; i < got; i++)
+        lines += buf[i] == '\n';
+    if (lines > PRE_OPEN_LINES) {
+        size_t first = strcspn(buf, "\n");
+        buf[first] = '\0';
+        fputs("<details class=\"seed\"><summary>", out);
         esc(out, buf);
+        fprintf(out, " (%zu lines)</summary>\n<pre>", lines);
+        esc(out, buf + first + 1);
+        fputs("</pre></details>\n", out);
+    } else {
+        fputs("<pre>", out);
+        esc(out, buf);
+        fputs("</pre>\n", out);
     }
-    fputs("</pre>\n", out);
+    free(buf);
+    return VC_OK;
 }
 
 static vc_status_t seed_tables(FILE *out, const vk_summary_t *s)
@@ -753,15 +791,14 @@ static vc_status_t seed_tables(FILE *out, const vk_summary_t *s)
                 fputs("<section id=\"seed-tables\">\n<h2>The seed benchmarks' tables</h2>\n"
                       "<p class=\"note\">Column for column as the original programs print them"
                       " (NBI latency-vs-scale: integer ms, p95/p99 by nearest rank; s3bench:"
-                      " Ruby Benchmark.bm seconds).</p>\n",
+                      " Ruby Benchmark.bm seconds). Long blocks are folded: click to open.</p>\n",
                       out);
             header = 1;
-            pre_from(out, tmp);
         }
-        int bad = ferror(tmp);
+        vc_status_t rc = ferror(tmp) ? VC_ERR_IO : pre_from(out, tmp);
         fclose(tmp);
-        if (bad)
-            return VC_ERR_IO;
+        if (rc)
+            return rc;
     }
     if (header)
         fputs("</section>\n", out);
