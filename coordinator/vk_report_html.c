@@ -607,7 +607,9 @@ static void chart_timeseries(FILE *out, const vk_chartdata_t *cd)
         fputs("\">\n", out);
         char note[200];
         snprintf(note, sizeof note, "%zu requests, %zu failed%s", s->n, s->failed,
-                 s->downsampled ? " (downsampled)" : "");
+                 s->downsampled ? " (downsampled: fastest, slowest and first failure per"
+                                  " time slice)"
+                                : "");
         fprintf(out, "<text class=\"chart-title\" x=\"%.1f\" y=\"%.1f\" fill=\"%s\">", b.x,
                 b.y - 8, col);
         esc(out, s->name);
@@ -632,14 +634,14 @@ static void chart_timeseries(FILE *out, const vk_chartdata_t *cd)
         }
         fputs("\"/>\n<path class=\"errors\" data-site=\"", out);
         esc(out, s->name);
-        fputs("\" fill=\"none\" stroke=\"#000\" stroke-width=\"1.6\" d=\"", out);
+        fputs("\" fill=\"none\" stroke=\"#000\" stroke-width=\"1.3\" d=\"", out);
         for (size_t p = 0; p < s->npt; p++) {
             const vk_ts_pt_t *t = &s->pt[p];
             if (!t->failed)
                 continue;
             double px = vk_scale_map(&x, (double)(t->t_ns - cd->t_min) / 1e9);
             double py = t->dur_ns > 0 ? vk_scale_map(&y, (double)t->dur_ns) : b.y + 4;
-            fprintf(out, "M%.1f %.1fl7 7m0 -7l-7 7", px - 3.5, py - 3.5);
+            fprintf(out, "M%.1f %.1fl6 6m0 -6l-6 6", px - 3, py - 3);
         }
         fputs("\"/>\n</g>\n", out);
         k++;

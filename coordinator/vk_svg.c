@@ -7,6 +7,13 @@
 void vk_svg_esc(FILE *out, const char *s)
 {
     for (; s && *s; s++) {
+        /* U+FFFE and U+FFFF are valid UTF-8 but not XML characters */
+        if ((unsigned char)s[0] == 0xEF && (unsigned char)s[1] == 0xBF &&
+            ((unsigned char)s[2] == 0xBE || (unsigned char)s[2] == 0xBF)) {
+            fputc('?', out);
+            s += 2;
+            continue;
+        }
         switch (*s) {
         case '&': fputs("&amp;", out); break;
         case '<': fputs("&lt;", out); break;

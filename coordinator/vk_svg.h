@@ -10,7 +10,9 @@
 #include <stdio.h>
 
 /* Writes s with & < > " ' escaped, so it is safe in text and in quoted
- * attribute values. NULL writes nothing. */
+ * attribute values; U+FFFE/U+FFFF (not XML characters) become '?'. Control
+ * characters are expected to be scrubbed already (vk_text_scrub). NULL
+ * writes nothing. */
 void vk_svg_esc(FILE *out, const char *s);
 
 typedef struct {

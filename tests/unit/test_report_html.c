@@ -676,6 +676,55 @@ static void test_write_and_command(void **state)
     assert_true(sb.st_size > 10000);
 }
 
+/* A store with no samples, and one whose only samples failed, from an
+ * agent without a site label: pages without charts or with empty ones,
+ * still well-formed. */
+static void test_empty_and_failed(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/vantage-test-html-empty-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char err[512];
+    vk_store_t *st = NULL;
+    assert_int_equal(vk_store_open(dir, VK_STORE_CREATE, &st, err, sizeof err), VC_OK);
+    char *html = render(st, NULL);
+    page_t *pg = parse(html);
+    assert_int_equal(pg->svg_open, 0);
+    assert_non_null(strstr(html, "No samples stored"));
+    free(pg);
+    free(html);
+    assert_int_equal(vk_store_agent(st, "lonely", "", "not json \xef\xbf\xbe"), VC_OK);
+    vc_sample_t v[3];
+    for (int i = 0; i < 3; i++) {
+        vc_sample_init(&v[i]);
+        v[i].seq = (uint64_t)i + 1;
+        VC_SAMPLE_SET(&v[i], op, i == 2 ? "ais-nbi" : "get");
+        VC_SAMPLE_SET(&v[i], label, "1K");
+        v[i].scale = 1000;
+        v[i].start_wall_ns = T0 + i;
+        v[i].duration_ns = i ? 5000000 : -1;
+        v[i].err_class = VC_EC_CONNECT;
+        VC_SAMPLE_SET(&v[i], err_code, "COULDNT_CONNECT");
+    }
+    add_batch(st, "lonely", "ops", v, 3);
+    html = render(st, NULL);
+    pg = parse(html);
+    /* no successful sample: no latency chart, the failures on the time series */
+    assert_int_equal(pg->charts[0] + pg->charts[1] + pg->charts[2], 0);
+    assert_int_equal(pg->charts[3], 1);
+    assert_int_equal(count_rec(pg, 3, "errors", "lonely", NULL), 1);
+    for (size_t i = 0; i < pg->nrec; i++)
+        if (pg->rec[i].kind == 3 && !strcmp(pg->rec[i].cls, "errors"))
+            assert_int_equal(pg->rec[i].npoints, 3);
+    assert_non_null(strstr(pg->text, "COULDNT_CONNECT"));
+    free(pg);
+    free(html);
+    vk_store_destroy(&st);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -685,6 +734,7 @@ int main(void)
         cmocka_unit_test(test_cdf_points),
         cmocka_unit_test(test_scales),
         cmocka_unit_test(test_large_store),
+        cmocka_unit_test(test_empty_and_failed),
         cmocka_unit_test_setup_teardown(test_write_and_command, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
