@@ -177,10 +177,10 @@ class Upstream:
 # ---------------------------------------------------------------- emulator
 
 class Emu:
-    def __init__(self, upstreams, args, name=""):
+    def __init__(self, upstreams, args, name="", listen="127.0.0.1:0"):
         cmd = [LINKEMU, "--seed", "1", "--log", "warn"]
         for up in upstreams:
-            cmd += ["--listen", "127.0.0.1:0", "--upstream", f"127.0.0.1:{up}"]
+            cmd += ["--listen", listen, "--upstream", f"127.0.0.1:{up}"]
         self.p = subprocess.Popen(cmd + args, stdout=subprocess.PIPE, text=True)
         r, _, _ = select.select([self.p.stdout], [], [], 20)
         line = self.p.stdout.readline().split() if r else []
@@ -534,6 +534,64 @@ def test_drop(up, up2):
           "control socket and ready file removed on exit")
 
 
+NS_CLIENT = """
+import socket, statistics, sys, time
+s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=30)
+s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+def ping():
+    t = time.monotonic()
+    s.sendall(b"ping\\n")
+    got = b""
+    while not got.endswith(b"\\n"):
+        d = s.recv(100)
+        if not d:
+            raise SystemExit("closed")
+        got += d
+    return time.monotonic() - t
+ping()
+print(s.getsockname()[0], statistics.median(ping() for _ in range(15)))
+"""
+
+
+def test_netns(up):
+    """Optional: an agent in its own namespace reaches the emulator on the host
+    side of a veth pair (tests/linkemu/netns.sh). Skipped where namespaces
+    cannot be made (not root) or with LINKEMU_NETNS=0."""
+    script = os.path.join(SRC, "tests", "linkemu", "netns.sh")
+    if os.environ.get("LINKEMU_NETNS") == "0" or os.geteuid() != 0:
+        print("skip netns: not root or LINKEMU_NETNS=0")
+        return
+    n = 100 + os.getpid() % 150
+    name = f"le-test-{os.getpid()}"
+    r = subprocess.run(["bash", script, "add", str(n), name], capture_output=True, text=True)
+    if r.returncode != 0:
+        print(f"skip netns: {r.stderr.strip()}")
+        return
+    try:
+        prof = load_profile("fiber")
+        rtt = (float(prof["delay_up_ms"]) + float(prof["delay_down_ms"])) / 1e3
+        emu = Emu([up.port], ["--profile", os.path.join(PROFILES, "fiber.cfg")], "netns",
+                  listen=f"10.200.{n}.1:0")
+        try:
+            r = subprocess.run(["bash", script, "exec", str(n), name, "--", "/usr/bin/python3",
+                                "-c", NS_CLIENT, f"10.200.{n}.1", str(emu.port)],
+                               capture_output=True, text=True, timeout=60)
+            out = r.stdout.split()
+            check(r.returncode == 0 and len(out) == 2, f"netns client ran ({r.stderr.strip()})")
+            if len(out) == 2:
+                check(out[0] == f"10.200.{n}.2", f"netns: agent address {out[0]}")
+                med = float(out[1])
+                check(abs(med - rtt) <= 0.1 * rtt,
+                      f"netns: RTT median {med*1e3:.1f} ms within 10% of {rtt*1e3:.0f} ms")
+                RESULTS.append({"profile": "fiber-netns", "median_ms": med * 1e3})
+        finally:
+            emu.close()
+    finally:
+        subprocess.run(["bash", script, "del", str(n), name])
+        r = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True)
+        check(name not in r.stdout, "netns: namespace removed")
+
+
 def test_cli():
     r = subprocess.run([LINKEMU, "--help"], capture_output=True, text=True)
     check(r.returncode == 0 and "--rate-up" in r.stdout and "--control" in r.stdout, "--help")
@@ -567,6 +625,7 @@ def main():
         test_many_and_resets(up)
         test_backpressure(up)
         test_drop(up, up2)
+        test_netns(up)
     finally:
         up.close()
         up2.close()
