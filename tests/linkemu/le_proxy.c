@@ -13,6 +13,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -40,6 +41,7 @@
 #define LE_MARKS 256     /* chunks in flight per direction */
 #define LE_CTL_LINE 256  /* longest control command */
 #define LE_DISCARD 65536 /* scratch for data whose destination is gone */
+#define LE_CTL_MAX 16    /* control connections open at once */
 
 enum { END_OPEN = 0, END_FIN, END_RST };
 typedef enum { H_LISTEN, H_SIDE, H_SIGNAL, H_TIMER, H_CTL_LISTEN, H_CTL_CONN } le_hkind_t;
@@ -131,7 +133,7 @@ struct le_proxy {
     size_t queue_bytes;
     le_conn_t *conns, *grave;
     le_ctl_t *ctls;
-    size_t nconns, max_conns;
+    size_t nctls, nconns, max_conns;
     unsigned long next_id;
     le_dir_t **heap;
     size_t heap_n, heap_cap;
@@ -778,6 +780,7 @@ static void ctl_close(le_proxy_t *px, le_ctl_t *k)
             *pp = k->next;
             break;
         }
+    px->nctls--;
     free(k);
 }
 
@@ -820,6 +823,14 @@ static void on_ctl_listen(le_proxy_t *px)
         int fd = accept4(px->ctlfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0)
             return;
+        if (px->nctls >= LE_CTL_MAX) {
+            /* clients that connect and say nothing must not pile up */
+            static const char busy[] = "error: too many control connections\n";
+            if (write(fd, busy, sizeof(busy) - 1) < 0)
+                vc_debug(LOG, "control: %s", strerror(errno));
+            close(fd);
+            continue;
+        }
         le_ctl_t *k = calloc(1, sizeof(*k));
         if (k == NULL) {
             close(fd);
@@ -835,6 +846,7 @@ static void on_ctl_listen(le_proxy_t *px)
         }
         k->next = px->ctls;
         px->ctls = k;
+        px->nctls++;
     }
 }
 
@@ -861,8 +873,13 @@ static void on_listen(le_proxy_t *px, int pair, int64_t now)
     while (px->accepting) {
         int fd = accept4(px->lis[pair].fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
-            if (errno == EMFILE || errno == ENFILE)
+            if (errno == EMFILE || errno == ENFILE) {
+                /* the listener would stay readable and spin the loop; a
+                 * closing connection turns accepting back on */
                 vc_warn(LOG, "accept on %s: %s", px->lis[pair].listen_txt, strerror(errno));
+                if (px->nconns > 0)
+                    set_accepting(px, 0);
+            }
             return;
         }
         if (px->down == 1 + LE_DROP_RESET) {
@@ -1097,6 +1114,8 @@ static int open_control(le_proxy_t *px, const char *path, char *err, size_t errl
         snprintf(err, errlen, "--control %s: cannot listen: %s", path, strerror(errno));
         return -1;
     }
+    /* whoever can write it can drop the link */
+    chmod(path, 0600);
     snprintf(px->ctl_path, sizeof(px->ctl_path), "%s", path);
     px->ctl_h = (le_handle_t){H_CTL_LISTEN, px, 0};
     return epoll_add(px, px->ctlfd, &px->ctl_h);
@@ -1126,6 +1145,43 @@ static int open_listener(le_proxy_t *px, size_t i, const char *listen_s, const c
     addr_text(&bound, li->listen_txt, sizeof(li->listen_txt));
     li->h = (le_handle_t){H_LISTEN, px, (int)i};
     return epoll_add(px, li->fd, &li->h);
+}
+
+/* Enters the namespace the listeners belong in; *home keeps ours to come
+ * back to. A socket stays in the namespace it was made in, so listeners made
+ * there accept the agent's connections on its own loopback while upstream
+ * sockets, made after coming back, reach the host's servers. */
+static int netns_enter(const char *name, int *home, char *err, size_t errlen)
+{
+    char path[512];
+    if (strchr(name, '/'))
+        snprintf(path, sizeof(path), "%s", name);
+    else
+        snprintf(path, sizeof(path), "/var/run/netns/%s", name);
+    *home = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (*home < 0 || fd < 0 || setns(fd, CLONE_NEWNET) != 0) {
+        snprintf(err, errlen, "--netns %s: cannot enter %s: %s (root needed; create it with netns.sh add)",
+                 name, path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        if (*home >= 0)
+            close(*home);
+        *home = -1;
+        return -1;
+    }
+    close(fd);
+    return 0;
+}
+
+static int netns_leave(int home, char *err, size_t errlen)
+{
+    int rc = setns(home, CLONE_NEWNET);
+    if (rc != 0)
+        snprintf(err, errlen, "cannot return to the emulator's own network namespace: %s",
+                 strerror(errno));
+    close(home);
+    return rc;
 }
 
 le_proxy_t *le_proxy_new(const le_proxy_opts_t *o, char *err, size_t errlen)
@@ -1196,18 +1252,27 @@ le_proxy_t *le_proxy_new(const le_proxy_opts_t *o, char *err, size_t errlen)
         snprintf(err, errlen, "cannot set up signals: %s", strerror(errno));
         goto fail;
     }
-    for (size_t i = 0; i < o->npairs; i++) {
-        if (open_listener(px, i, o->listen[i], o->upstream[i], err, errlen) != 0)
-            goto fail;
-        px->nlis++;
+    int home = -1;
+    if (o->netns && netns_enter(o->netns, &home, err, errlen) != 0)
+        goto fail;
+    int lrc = 0;
+    for (size_t i = 0; i < o->npairs && lrc == 0; i++) {
+        lrc = open_listener(px, i, o->listen[i], o->upstream[i], err, errlen);
+        if (lrc == 0)
+            px->nlis++;
     }
+    if (home >= 0 && netns_leave(home, lrc ? NULL : err, lrc ? 0 : errlen) != 0)
+        lrc = -1;
+    if (lrc != 0)
+        goto fail;
     px->accepting = 1;
     if (o->control_path && open_control(px, o->control_path, err, errlen) != 0)
         goto fail;
     char desc[256];
     le_profile_describe(&px->prof, desc, sizeof(desc));
     for (size_t i = 0; i < px->nlis; i++)
-        vc_info(LOG, "%s -> %s (%s)", px->lis[i].listen_txt, px->lis[i].up_txt, desc);
+        vc_info(LOG, "%s%s%s -> %s (%s)", px->lis[i].listen_txt, o->netns ? " in netns " : "",
+                o->netns ? o->netns : "", px->lis[i].up_txt, desc);
     return px;
 fail:
     le_proxy_destroy(&px);

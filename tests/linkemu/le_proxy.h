@@ -26,6 +26,9 @@ typedef struct {
     const char *listen[LE_MAX_PAIRS];   /* HOST:PORT or [V6]:PORT; port 0 = any */
     const char *upstream[LE_MAX_PAIRS]; /* HOST:PORT, resolved once at start */
     const char *control_path;           /* unix socket for commands, or NULL */
+    const char *netns;                  /* bind the listeners in this network namespace
+                                           (name under /var/run/netns, or a path); NULL:
+                                           our own. Upstreams are always reached from ours. */
     uint64_t seed;                      /* jitter sequence */
     int max_conns;                      /* accepted connections alive at once */
     le_drop_mode_t sig_mode;            /* what SIGUSR1 does */

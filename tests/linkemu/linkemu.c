@@ -41,6 +41,10 @@ static void usage(FILE *out)
             "  --ready-file PATH      written (atomically) with the ready line once listening\n"
             "  --control SOCK         unix socket taking one command per connection:\n"
             "                         'down [reset|stall] [SECONDS]', 'up', 'status'\n"
+            "  --netns NAME           bind the --listen addresses inside network namespace\n"
+            "                         NAME (netns.sh add); upstreams are reached from ours.\n"
+            "                         An agent there uses the servers' usual addresses, and\n"
+            "                         absolute URLs (AIS redirects) cross the link too\n"
             "  --drop-mode reset|stall  what SIGUSR1 does (default reset); SIGUSR2 restores\n"
             "  --drop-seconds S       SIGUSR1 drops for S seconds (default 0: until SIGUSR2)\n"
             "  --seed N               jitter sequence (default: from the clock)\n"
@@ -205,6 +209,8 @@ int main(int argc, char **argv)
             ready_file = v;
         } else if (strcmp(a, "--control") == 0) {
             o.control_path = v;
+        } else if (strcmp(a, "--netns") == 0) {
+            o.netns = v;
         } else if (strcmp(a, "--drop-mode") == 0) {
             if (strcmp(v, "reset") == 0)
                 o.sig_mode = LE_DROP_RESET;
