@@ -403,8 +403,12 @@ static void side_broken(le_conn_t *c, int s, int64_t now)
 {
     c->side[s].broken = 1;
     le_dir_t *in = &c->dir[s], *out = &c->dir[1 - s];
-    if (in->src_end == END_OPEN)
-        in->src_end = END_RST;
+    if (in->end_done) {
+        /* its FIN has been passed on already: the reset follows at once */
+        conn_close(c, 1);
+        return;
+    }
+    in->src_end = END_RST; /* a FIN not yet passed on becomes the reset */
     if (!out->dead) {
         out->dead = 1;
         out->rd = out->sched = out->rel = out->wr;
@@ -460,8 +464,10 @@ static void dir_timer_update(le_dir_t *d, int64_t now)
     if (!d->c->closed && !d->dead && !stalled(d->c->px)) {
         if (d->mk_n > 0)
             dl = d->mk[d->mk_head].at;
-        /* the end is due once everything before it is written */
-        if (d->end_sched && !d->end_done && d->wr == d->rd && d->end_at < dl)
+        /* the end is due once everything before it is written; not before
+         * the upstream is connected (its completion services us) */
+        int writable = d->idx != LE_UP || d->c->connected;
+        if (writable && d->end_sched && !d->end_done && d->wr == d->rd && d->end_at < dl)
             dl = d->end_at;
         if (d->rd > d->sched && now < d->not_before && d->not_before < dl)
             dl = d->not_before;
@@ -498,7 +504,9 @@ static void dir_read(le_dir_t *d, int64_t now)
     le_side_t *from = &c->side[d->idx];
     if (d->src_end != END_OPEN || from->broken || c->closed)
         return;
-    for (;;) {
+    /* a bounded number of reads per event: a fast source whose data is being
+     * discarded must not hold the loop */
+    for (int reads = 0; reads < 16; reads++) {
         ssize_t n;
         if (d->dead) {
             n = read(from->fd, c->px->discard, sizeof(c->px->discard));
@@ -524,6 +532,8 @@ static void dir_read(le_dir_t *d, int64_t now)
         }
         break;
     }
+    if (c->closed)
+        return;
     if (d->dead && d->src_end != END_OPEN && c->dir[1 - d->idx].dead) {
         conn_close(c, 1);
         return;
@@ -930,7 +940,10 @@ static void run_due(le_proxy_t *px)
             if (lane_due(px, l, now))
                 lane_service(px, l, now);
         int any = 0;
-        while (px->heap_n > 0 && px->heap[0]->deadline <= now) {
+        /* Each direction at most once per round: one whose deadline stayed in
+         * the past (a bug) costs CPU, and the loop still reads its signals. */
+        for (size_t budget = px->heap_n; budget > 0 && px->heap_n > 0 && px->heap[0]->deadline <= now;
+             budget--) {
             le_dir_t *d = px->heap[0];
             heap_remove(px, d);
             dir_service(d, now);
