@@ -1071,8 +1071,16 @@ static int resolve(const char *what, const char *s, int passive, struct sockaddr
         snprintf(err, errlen, "%s '%s': cannot resolve %s: %s", what, s, host, gai_strerror(rc));
         return -1;
     }
-    memcpy(out, ai->ai_addr, ai->ai_addrlen);
-    *outlen = ai->ai_addrlen;
+    /* "localhost" may come back as ::1 first while the local servers listen
+     * on 127.0.0.1 only: a name that has both gets its IPv4 address */
+    const struct addrinfo *pick = ai;
+    for (const struct addrinfo *a = ai; a; a = a->ai_next)
+        if (a->ai_family == AF_INET) {
+            pick = a;
+            break;
+        }
+    memcpy(out, pick->ai_addr, pick->ai_addrlen);
+    *outlen = pick->ai_addrlen;
     freeaddrinfo(ai);
     return 0;
 }
