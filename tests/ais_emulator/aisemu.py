@@ -45,8 +45,8 @@ PUT_BODY_MAX = 512 << 20         # object bodies held in memory for a signed S3 
 GO_DRAIN_MAX = 256 << 10         # Go's net/http discards at most this much unread body
 CHUNK_THRESHOLD = 2048           # Go sends Content-Length only for bodies below this
 MSGP_BUF = 32 << 10              # msgp's streaming buffer: the size of each chunk
-SESSIONS_MAX = 2000              # regular-list jobs kept for the repeated-request rule
-SESSION_IDLE_S = 300
+SESSIONS_MAX = 256               # regular-list jobs kept for the repeated-request rule
+SESSION_IDLE_S = 180
 LINGER_S = 2.0                   # how long a closing proxy discards an unread PUT body
 
 # list-object flags (section 11)
@@ -276,6 +276,10 @@ class Cluster:
             raise AisError(f"invalid backend provider \"{prov}\"")
         if not name:
             raise AisError("missing bucket name")
+        try:
+            check_alpha_plus(name, f"bucket name \"{name}\"")
+        except BadRequest as e:
+            raise AisError(str(e)) from None
         if prov != "aws" or query.get("namespace"):
             cname = f"{'s3' if prov == 'aws' else prov}://{name}"
             raise AisError(f"bucket \"{cname}\" does not exist ({EMULATOR} serves only aws buckets "
@@ -622,7 +626,7 @@ class Handler(BaseHTTPRequestHandler):
                     return b"".join(parts)
                 total += n
                 if total > cap:
-                    self.close_connection = True
+                    self.close_connection = self.linger = True
                     raise BadRequest(f"request body over {cap} bytes", 413)
                 parts.append(self.rfile.read(n))
                 self.rfile.readline(1024)
@@ -637,7 +641,7 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             raise BadRequest(f"invalid Content-Length {cl!r}") from None
         if n > cap:
-            self.close_connection = True
+            self.close_connection = self.linger = True
             raise BadRequest(f"request body of {n} bytes is over the limit of {cap}", 413)
         data = self.rfile.read(n)
         if len(data) != n:
@@ -968,7 +972,7 @@ class Handler(BaseHTTPRequestHandler):
     def _json_body(self):
         try:
             return json.loads(self.read_body(CTRL_BODY_MAX) or b"null")
-        except ValueError as e:
+        except (ValueError, RecursionError) as e:
             raise BadRequest(f"invalid JSON: {e}") from None
 
 
