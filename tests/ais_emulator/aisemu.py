@@ -205,18 +205,25 @@ class Cluster:
             f.setdefault("variant", "msgpack-truncated")
             if f["variant"] not in self.MALFORMED:
                 raise BadRequest(f"variant: one of {', '.join(self.MALFORMED)}")
-        for k in ("status",):
-            if k in f and (not isinstance(f[k], int) or not 400 <= f[k] <= 599):
-                raise BadRequest("status: expecting an HTTP error status 400..599")
+        if "status" in f and (isinstance(f["status"], bool) or not isinstance(f["status"], int)
+                              or not 400 <= f["status"] <= 599):
+            raise BadRequest("status: expecting an HTTP error status 400..599")
+        if "bucket" in f and (not isinstance(f["bucket"], str) or name == "health-unavailable"):
+            raise BadRequest("bucket: a bucket name (not for health-unavailable)")
+        if "after_pages" in f and (isinstance(f["after_pages"], bool) or not isinstance(f["after_pages"], int)
+                                   or f["after_pages"] < 1):
+            raise BadRequest("after_pages: expecting a positive integer")
         with self.lock:
             self.faults[name] = f
             return dict(self.faults)
 
-    def take_fault(self, name):
-        """Consume one use of an armed fault; returns its parameters or None."""
+    def take_fault(self, name, bck=None):
+        """Consume one use of an armed fault; returns its parameters or None. A fault
+        armed with "bucket" fires only for requests on that bucket, so tests sharing
+        one emulator don't consume each other's faults."""
         with self.lock:
             f = self.faults.get(name)
-            if not f:
+            if not f or (f.get("bucket") and f["bucket"] != bck):
                 return None
             f["count"] -= 1
             if f["count"] <= 0:
@@ -463,7 +470,7 @@ class Cluster:
         if m["name"]:
             check_alpha_plus(m["name"], "inventory name")
         xid = "inv-" + gen_uuid()
-        fault = self.take_fault("nbi-fail")
+        fault = self.take_fault("nbi-fail", bck)
         with self.lock:
             for j in self.jobs.values():
                 if j.bck == bck and j.running:
@@ -685,6 +692,10 @@ class Handler(BaseHTTPRequestHandler):
         except OSError:
             pass
 
+    def finish(self):
+        super().finish()
+        self.cluster.backend.release()      # the connection thread ends: so does its S3 connection
+
     def handle_expect_100(self):
         # Go's server sends "100 Continue" only when the handler reads the body; the
         # redirecting proxy never does, so the client gets the 307 straight away.
@@ -877,7 +888,7 @@ class Handler(BaseHTTPRequestHandler):
         c = self.cluster
         m = codec.parse_lsomsg(value)
         m["prefix"] = m["prefix"].rstrip("*") if m["prefix"].endswith("*") else m["prefix"]
-        fault = c.take_fault("list-error")
+        fault = c.take_fault("list-error", bck)
         if fault:
             raise AisError(f"{EMULATOR}: injected list error (fault list-error)", fault.get("status", 503))
         if m["flags"] & LS_NBI and c.nbi_supported():
@@ -886,10 +897,10 @@ class Handler(BaseHTTPRequestHandler):
         else:
             c.count("list-regular")
             uuid, tok, ents = c.list_regular(bck, m)
-        if c.take_fault("list-token-repeat") and m["continuation_token"]:
+        if c.take_fault("list-token-repeat", bck) and m["continuation_token"]:
             tok = m["continuation_token"]
         mp = codec.accepts_msgpack(self.headers.get("Accept") or "", c.version_t)
-        bad = c.take_fault("list-malformed")
+        bad = c.take_fault("list-malformed", bck)
         if bad:
             return self.send_malformed(bad["variant"], uuid, tok, ents)
         if mp:
@@ -999,7 +1010,7 @@ class TargetHandler(Handler):
             raise AisError("missing object name")
         bck = c.resolve_bucket(bck_name, self.query)
         cname = f"s3://{bck}/{obj}"
-        fault = c.take_fault("object-error")
+        fault = c.take_fault("object-error", bck)
         if fault:
             raise AisError(f"{EMULATOR}: injected object error for {cname} (fault object-error)",
                            fault.get("status", 500))
@@ -1070,15 +1081,15 @@ class Server(ThreadingHTTPServer):
     request_queue_size = 256
 
 
-def main(argv=None):
+def parse_args(argv=None):
     ap = argparse.ArgumentParser(description="AIStore API emulator (a test fixture, not AIStore)")
     env = os.environ.get
     ap.add_argument("--host", default=env("VANTAGE_AISEMU_HOST", "127.0.0.1"),
                     help="address to listen on and to advertise in the Smap and redirects")
     ap.add_argument("--port", type=int, default=int(env("VANTAGE_AISEMU_PORT", "51080")),
-                    help="proxy port (the AIS endpoint)")
+                    help="proxy port (the AIS endpoint; 0 picks a free one)")
     ap.add_argument("--target-port", type=int, default=int(env("VANTAGE_AISEMU_TARGET_PORT", "51081")),
-                    help="port of the simulated targets (redirect destination)")
+                    help="port of the simulated targets (redirect destination; 0 picks a free one)")
     ap.add_argument("--targets", type=int, default=int(env("VANTAGE_AISEMU_TARGETS", "3")),
                     help="number of simulated targets (nat)")
     ap.add_argument("--ais-version", default=env("VANTAGE_AISEMU_VERSION", "5.0"),
@@ -1101,21 +1112,40 @@ def main(argv=None):
     missing = [k for k in ("AWS_ENDPOINT_URL", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY") if not env(k)]
     if missing:
         ap.error(f"missing environment {', '.join(missing)} (the S3 backend; see tests/rgw.sh env)")
+    return args
+
+
+def build(args):
+    """The cluster and its two listening (not yet serving) servers; raises OSError
+    when a port is taken. Tests use it to run a private instance in-process."""
+    env = os.environ.get
     backend = s3.Backend(env("AWS_ENDPOINT_URL"), env("AWS_ACCESS_KEY_ID"), env("AWS_SECRET_ACCESS_KEY"),
                          env("AWS_REGION", "us-east-1"))
     cluster = Cluster(args, backend)
     ph = type("ProxyHandler", (Handler,), {"cluster": cluster})
     th = type("TargetsHandler", (TargetHandler,), {"cluster": cluster})
+    proxy = Server((args.host, args.port), ph)
     try:
-        proxy = Server((args.host, args.port), ph)
         target = Server((args.host, args.target_port), th)
+    except OSError:
+        proxy.server_close()
+        raise
+    cluster.pport = proxy.server_address[1]
+    cluster.tport = target.server_address[1]
+    return cluster, proxy, target
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    try:
+        cluster, proxy, target = build(args)
     except OSError as e:
         sys.stderr.write(f"{EMULATOR}: cannot listen on {args.host}:{args.port}/{args.target_port}: {e}\n")
         return 1
     threading.Thread(target=target.serve_forever, daemon=True, name="targets").start()
     cluster.log(f"AIS EMULATOR (not AIStore) claiming version {cluster.software_version()}: proxy "
-                f"http://{args.host}:{args.port}, {args.targets} targets at http://{args.host}:{args.target_port}, "
-                f"S3 backend {backend.netloc}")
+                f"http://{args.host}:{cluster.pport}, {args.targets} targets at "
+                f"http://{args.host}:{cluster.tport}, S3 backend {cluster.backend.netloc}")
     try:
         proxy.serve_forever()
     except KeyboardInterrupt:

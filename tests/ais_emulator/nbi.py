@@ -238,6 +238,7 @@ class CreateJob:
         except Exception as e:          # noqa: BLE001 - any backend error fails the job
             run.err = f"t[{run.tid}]: {e}"
             self.log(f"create-inventory {self.id} target {run.tid} failed: {e}")
+        self.backend.release()
         run.end_ns = time.time_ns()
         with self._lock:
             self._left -= 1

@@ -104,6 +104,10 @@ class Backend:
             self._tls.conn = c
         return c
 
+    def release(self):
+        """Close this thread's connection; a thread that ends calls it."""
+        self._drop_conn()
+
     def _drop_conn(self):
         c = getattr(self._tls, "conn", None)
         if c is not None:

@@ -27,6 +27,7 @@ from botocore.config import Config
 SRC = os.environ.get("VANTAGE_SRC") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EMU_DIR = os.path.join(SRC, "tests", "ais_emulator")
 sys.path.insert(0, EMU_DIR)
+import aisemu  # noqa: E402  (private in-process instances for tests that change settings)
 import codec  # noqa: E402  (the emulator's encoder, checked against the spec's worked example)
 
 BUCKET = "vantage-aisemu"
@@ -180,9 +181,38 @@ def tearDownModule():
         S3.delete_object(Bucket=BUCKET, Key=k)
 
 
+class PrivateEmu:
+    """An emulator of this source tree in-process on free ports, for tests that change
+    its settings or NBI state: other tests sharing the ctl.sh instance are unaffected."""
+
+    def __init__(self, *argv):
+        args = aisemu.parse_args(["--port", "0", "--target-port", "0", *argv])
+        self.cluster, self.proxy, self.target = aisemu.build(args)
+        for srv in (self.proxy, self.target):
+            threading.Thread(target=srv.serve_forever, daemon=True).start()
+        self.endpoint = f"http://127.0.0.1:{self.cluster.pport}"
+
+    def close(self):
+        for srv in (self.proxy, self.target):
+            srv.shutdown()
+            srv.server_close()
+
+
 class Base(unittest.TestCase):
+    private = None          # argv of a private emulator for the class, else the shared one
+
+    @classmethod
+    def setUpClass(cls):
+        cls.emulator = PrivateEmu(*cls.private) if cls.private is not None else None
+        cls.endpoint = cls.emulator.endpoint if cls.emulator else endpoint()
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls.emulator:
+            cls.emulator.close()
+
     def setUp(self):
-        self.ais = Ais(endpoint())
+        self.ais = Ais(self.endpoint)
 
     def tearDown(self):
         self.ais.close()
@@ -265,12 +295,6 @@ class TestCluster(Base):
             self.assertEqual((st, data), (200, b""))
             self.assertGreater(int(h["Ais-Cluster-Uptime"]), 0)
             self.assertGreater(int(h["Ais-Node-Uptime"]), 0)
-
-    def test_health_unavailable_fault(self):
-        self.emu("POST", "fault", {"fault": "health-unavailable", "count": 2})
-        self.check_error(self.ais.req("GET", "/v1/health?prr=true"), 503, "GET", "/v1/health")
-        self.check_error(self.ais.req("GET", "/v1/health"), 503, "GET", "/v1/health")
-        self.assertEqual(self.ais.req("GET", "/v1/health")[0], 200)
 
     def test_version(self):
         st, h, data = self.ais.req("GET", "/v1/daemon?what=software_version")
@@ -362,6 +386,9 @@ class TestRegularList(Base):
         self.assertEqual([e[0] for e in decode_page(h, data, False)[2]], [c["Key"] for c in r2["Contents"]])
 
     def test_opaque_tokens_knob(self):
+        emu = PrivateEmu()
+        self.ais.close()
+        self.ais = Ais(emu.endpoint)
         self.emu("POST", "config", {"opaque_tokens": 1})
         try:
             pages = self.list_all(PREFIX, pagesize=400, mp=False)
@@ -374,7 +401,7 @@ class TestRegularList(Base):
             self.check_error(self.ais.req("GET", bpath(), built), 400, "GET", "/v1/buckets/",
                              "continuation token")
         finally:
-            self.emu("POST", "config", {"opaque_tokens": 0})
+            emu.close()
 
     def test_repeated_request_served_without_s3(self):
         st, h, data = self.ais.req("GET", bpath(), lso(PREFIX, pagesize=100))
@@ -425,8 +452,10 @@ class TestObjects(Base):
         st, h, _ = self.ais.req("PUT", f"/v1/objects/{BUCKET}/{qkey}?provider=aws", body)
         self.assertEqual(st, 307)
         loc = urllib.parse.urlsplit(h["Location"])
-        self.assertEqual(loc.port, 51081 if endpoint().endswith(":51080") else loc.port)
-        self.assertNotEqual(loc.port, urllib.parse.urlsplit(endpoint()).port)
+        smap = json.loads(self.ais.req("GET", "/v1/cluster?what=smap")[2])
+        tports = {int(n["public_net"]["daemon_port"]) for n in smap["tmap"].values()}
+        self.assertIn(loc.port, tports)                          # to a target, not the proxy
+        self.assertNotEqual(loc.port, urllib.parse.urlsplit(self.endpoint).port)
         self.assertEqual(loc.path, f"/v1/objects/{BUCKET}/{qkey}")
         self.assertIn("provider=aws", loc.query)
         self.assertEqual(self.follow("PUT", h["Location"], body)[0], 200)
@@ -545,6 +574,8 @@ def parse_rfc3339(s):
 
 
 class TestNBI(Base):
+    private = ()
+
     def create(self, value):
         return self.ais.req("POST", bpath(), {"action": "create-inventory", "name": "", "value": value})
 
@@ -559,11 +590,11 @@ class TestNBI(Base):
 
     def setUp(self):
         super().setUp()
-        self.emu("POST", "config", {"nbi_page_delay_ms": 0, "version": "5.0"})
+        self.emu("POST", "config", {"nbi_page_delay_ms": 0})
         self.destroy()
 
     def tearDown(self):
-        self.emu("POST", "config", {"nbi_page_delay_ms": 0, "version": "5.0"})
+        self.emu("POST", "config", {"nbi_page_delay_ms": 0})
         self.emu("DELETE", "fault")
         self.destroy()
         super().tearDown()
@@ -674,7 +705,7 @@ class TestNBI(Base):
         self.assertEqual(self.show(), {})
 
     def test_failed_job(self):
-        self.emu("POST", "fault", {"fault": "nbi-fail"})
+        self.emu("POST", "fault", {"fault": "nbi-fail", "bucket": BUCKET})
         st, _, xid = self.create({"prefix": PREFIX})
         self.assertEqual(st, 200)
         s = wait_job(self, xid.decode())
@@ -682,20 +713,63 @@ class TestNBI(Base):
         self.assertIn("injected", s["err"])
         self.assertEqual(self.show(), {})
 
-    def test_old_version_refuses(self):
-        self.emu("POST", "config", {"version": "4.2"})
-        st, _, data = self.ais.req("GET", "/v1/daemon?what=software_version")
-        self.assertTrue(data.startswith(b"4.2"))
-        self.check_error(self.create({"prefix": PREFIX}), 400, "POST", "/v1/buckets/", "invalid action")
+    def test_no_recursion_view(self):
+        """NBI's non-recursive view of a frozen snapshot = S3's delimiter view (4.4+)."""
+        st, _, xid = self.create({"prefix": "t-aisemu/"})
+        self.assertEqual(st, 200)
+        wait_job(self, xid.decode())
+        flags = str((1 << 15) | 2048)
+        nbi = [e for p in self.list_all("t-aisemu/", flags=flags, pagesize=10) for e in p[2]]
+        regular = [e for p in self.list_all("t-aisemu/", flags="2048") for e in p[2]]
+        self.assertIn(("t-aisemu/l1200/", 0, 256), nbi)
+        self.assertEqual(nbi, regular)
+
+
+class TestOldVersions(Base):
+    def test_42_has_no_nbi(self):
+        emu = PrivateEmu("--ais-version", "4.2")
+        try:
+            c = Ais(emu.endpoint)
+            st, _, data = c.req("GET", "/v1/daemon?what=software_version")
+            self.assertTrue(data.startswith(b"4.2."), data)
+            self.check_error(c.req("POST", bpath(), {"action": "create-inventory", "name": "",
+                                                     "value": {"prefix": PREFIX}}),
+                             400, "POST", "/v1/buckets/", "invalid action")
+            # 4.2 knows no NBI flag: it lists regularly, walking S3
+            st, h, data = c.req("GET", bpath(), lso(PREFIX, flags=NBI, pagesize=7))
+            self.assertEqual(len(decode_page(h, data, False)[2]), 7)
+            self.assertEqual(emu.cluster.backend.stats()["calls"].get("ListObjectsV2"), 1)
+            c.close()
+        finally:
+            emu.close()
+
+    def test_43_refuses_no_recursion(self):
+        emu = PrivateEmu("--ais-version", "4.3")
+        try:
+            c = Ais(emu.endpoint)
+            self.check_error(c.req("GET", bpath(), lso(PREFIX, flags=str((1 << 15) | 2048))),
+                             400, "GET", "/v1/buckets/", "no-recursion")
+            c.close()
+        finally:
+            emu.close()
 
 
 class TestFaults(Base):
+    private = ("--startup-delay", "0")
+
+    def test_health_unavailable_fault(self):
+        self.emu("POST", "fault", {"fault": "health-unavailable", "count": 2})
+        self.check_error(self.ais.req("GET", "/v1/health?prr=true"), 503, "GET", "/v1/health")
+        self.check_error(self.ais.req("GET", "/v1/health"), 503, "GET", "/v1/health")
+        self.assertEqual(self.ais.req("GET", "/v1/health")[0], 200)
+
     def tearDown(self):
         self.emu("DELETE", "fault")
         super().tearDown()
 
     def test_malformed_msgpack(self):
-        self.emu("POST", "fault", {"fault": "list-malformed", "variant": "msgpack-truncated"})
+        self.emu("POST", "fault", {"fault": "list-malformed", "variant": "msgpack-truncated",
+                                   "bucket": BUCKET})
         st, h, data = self.ais.req("GET", bpath(), lso(PREFIX, pagesize=10), {"Accept": "application/msgpack"})
         self.assertEqual(st, 200)
         with self.assertRaises(Exception):
@@ -704,7 +778,9 @@ class TestFaults(Base):
         self.assertEqual(len(decode_page(h, data, True)[2]), 10)
 
     def test_list_error(self):
-        self.emu("POST", "fault", {"fault": "list-error", "status": 429})
+        self.emu("POST", "fault", {"fault": "list-error", "status": 429, "bucket": "vantage-other"})
+        self.assertEqual(self.ais.req("GET", bpath(), lso(PREFIX, pagesize=1))[0], 200)
+        self.emu("POST", "fault", {"fault": "list-error", "status": 429, "bucket": BUCKET})
         self.check_error(self.ais.req("GET", bpath(), lso(PREFIX)), 429, "GET", "/v1/buckets/", "injected")
 
 
