@@ -124,14 +124,16 @@ class Inventory:
         for s in self.snaps:
             # what the stored msgpack chunks would roughly weigh on disk
             size += sum(len(e[0]) + 8 + len(e[2]) + 6 for e in s.entries)
-        return {
-            "bucket": f"s3://{self.bck}", "name": self.name, "obj_name": self.obj_name(),
-            "size": size, "prefix": self.prefix,
+        meta = {
+            "prefix": self.prefix,
             "started": min(s.started for s in self.snaps),
             "finished": max(s.finished for s in self.snaps),
             "ntotal": self.ntotal, "smap_ver": self.smap_ver,
             "chunks": sum(len(s.chunk_starts) for s in self.snaps), "nat": len(self.snaps),
         }
+        info = {"bucket": f"s3://{self.bck}", "name": self.name, "obj_name": self.obj_name(), "size": size}
+        info.update((k, v) for k, v in meta.items() if v)      # NBIMeta fields are omitempty
+        return info
 
     def list_page(self, prefix, token, pagesize, norecurse):
         nat = len(self.snaps)

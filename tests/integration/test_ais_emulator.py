@@ -713,6 +713,17 @@ class TestNBI(Base):
         self.assertIn("injected", s["err"])
         self.assertEqual(self.show(), {})
 
+    def test_empty_inventory(self):
+        st, _, xid = self.create({"prefix": RUN + "nothing/"})
+        self.assertEqual(st, 200)
+        wait_job(self, xid.decode())
+        info = self.show()[f"aws/@#/{BUCKET}/{xid.decode()}"]
+        self.assertNotIn("ntotal", info)                     # NBIMeta fields are omitempty
+        self.assertEqual(info["nat"], 3)
+        st, h, data = self.ais.req("GET", bpath(), lso(RUN + "nothing/", flags=NBI))
+        self.assertEqual(st, 200)
+        self.assertEqual(decode_page(h, data, False)[1:], ("", []))
+
     def test_no_recursion_view(self):
         """NBI's non-recursive view of a frozen snapshot = S3's delimiter view (4.4+)."""
         st, _, xid = self.create({"prefix": "t-aisemu/"})
