@@ -146,6 +146,7 @@ class Cluster:
             "snaps_ttl_s": 3600,
             "time_offset_min": args.time_offset_min,
             "opaque_tokens": 0,
+            "msgpack_chunked": 1,
         }
         self.version_t = parse_version(args.ais_version)
         self.bmd = set()                        # remote buckets known to the cluster
@@ -905,7 +906,9 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_malformed(bad["variant"], uuid, tok, ents)
         if mp:
             body = codec.msgpack_lsores(uuid, tok, ents)
-            return self.send(200, body, "application/msgpack", chunked=len(body) >= CHUNK_THRESHOLD)
+            # AIS streams msgpack through a 32 KiB msgp buffer: Go sends it chunked
+            chunked = len(body) >= CHUNK_THRESHOLD and c.cfg["msgpack_chunked"]
+            return self.send(200, body, "application/msgpack", chunked=chunked)
         pretty = (self.headers.get("User-Agent") or "").startswith("Mozilla/5.0")
         return self.send(200, codec.json_lsores(uuid, tok, ents, pretty=pretty),
                          "application/json; charset=utf-8")

@@ -414,6 +414,13 @@ class TestRegularList(Base):
         self.assertEqual(self.s3_list_calls(PREFIX) - before, 1)
         self.assertEqual(second[2][0][0], EXPECTED[100])
 
+    def test_msgpack_chunked_like_go(self):
+        st, h, data = self.ais.req("GET", bpath(), lso(PREFIX), {"Accept": "application/msgpack"})
+        self.assertEqual(h["Transfer-Encoding"], "chunked")           # > 2 KiB: streamed
+        self.assertIsNone(h["Content-Length"])
+        st, h, data = self.ais.req("GET", bpath(), lso(PREFIX, pagesize=2), {"Accept": "application/msgpack"})
+        self.assertEqual(int(h["Content-Length"]), len(data))         # small: Content-Length
+
     def test_empty_result_encodings(self):
         empty = RUN + "nothing-here/"
         st, h, data = self.ais.req("GET", bpath(), lso(empty))
@@ -436,6 +443,10 @@ class TestRegularList(Base):
         want = bytes.fromhex("84a4555549 44a3616263b1".replace(" ", "")) + b"ContinuationToken" + \
             bytes.fromhex("a0a7") + b"Entries" + bytes.fromhex("9182a16ea161a17301a5") + b"Flags" + b"\x00"
         self.assertEqual(codec.msgpack_lsores("abc", "", [("a", 1, "", 0)]), want)
+        # NBI pages can exceed 65,535 entries: array32
+        big = codec.msgpack_lsores("u", "", [("k", 0, "", 0)] * 70000)
+        self.assertIn(b"\xa7Entries\xdd\x00\x01\x11\x70\x81\xa1n\xa1k", big)
+        self.assertEqual(len(msgpack.unpackb(big)["Entries"]), 70000)
 
     def test_no_recursion(self):
         st, h, data = self.ais.req("GET", bpath(), lso("t-aisemu/", flags=str(2048)))
