@@ -471,7 +471,6 @@ class Cluster:
         if m["name"]:
             check_alpha_plus(m["name"], "inventory name")
         xid = "inv-" + gen_uuid()
-        fault = self.take_fault("nbi-fail", bck)
         with self.lock:
             for j in self.jobs.values():
                 if j.bck == bck and j.running:
@@ -483,11 +482,13 @@ class Cluster:
                                f"({', '.join(sorted(invs))}); use force to replace it")
             self.inventories.pop(bck, None)
             job = nbi.CreateJob(xid, bck, m["name"] or xid, m, self.tids, self.backend,
-                                self.cfg["nbi_page_delay_ms"] / 1000.0,
-                                (fault.get("after_pages", 1) if fault else 0),
-                                self.lock, lambda inv: self._install(inv), self.log)
+                                self.cfg["nbi_page_delay_ms"] / 1000.0, 0,
+                                self.lock, self._install, self.log)
             self.jobs[xid] = job
             self._prune_jobs()
+        fault = self.take_fault("nbi-fail", bck)      # only a job that really starts uses it
+        if fault:
+            job.fail_after_pages = fault.get("after_pages", 1)
         job.start()
         self.log(f"create-inventory {xid}: s3://{bck} prefix {m['prefix']!r} name {job.inv_name!r}")
         return xid
@@ -694,8 +695,10 @@ class Handler(BaseHTTPRequestHandler):
             pass
 
     def finish(self):
-        super().finish()
-        self.cluster.backend.release()      # the connection thread ends: so does its S3 connection
+        try:
+            super().finish()
+        finally:
+            self.cluster.backend.release()  # the connection thread ends: so does its S3 connection
 
     def handle_expect_100(self):
         # Go's server sends "100 Continue" only when the handler reads the body; the
