@@ -393,11 +393,12 @@ class Cluster:
     # name: a client that builds tokens instead of echoing them then fails here, as it
     # would against an S3 whose tokens are opaque (correction 7). Off: pass-through.
     TOKEN_TAG = "aisemu1."
+    TOKEN_NONCE = 6              # random bytes appended, so equal S3 tokens differ on the wire
 
     def wrap_token(self, tok):
         if not tok or not self.cfg["opaque_tokens"]:
             return tok
-        raw = tok.encode("utf-8", "surrogatepass") + b"\0" + secrets.token_bytes(6)
+        raw = tok.encode("utf-8", "surrogatepass") + secrets.token_bytes(self.TOKEN_NONCE)
         return self.TOKEN_TAG + base64.urlsafe_b64encode(raw).decode()
 
     def unwrap_token(self, tok):
@@ -406,8 +407,10 @@ class Cluster:
         try:
             if not tok.startswith(self.TOKEN_TAG):
                 raise ValueError
-            raw = base64.urlsafe_b64decode(tok[len(self.TOKEN_TAG):].encode("ascii"))
-            return raw[:raw.rindex(b"\0")].decode("utf-8", "surrogatepass")
+            raw = base64.b64decode(tok[len(self.TOKEN_TAG):].encode("ascii"), altchars=b"-_", validate=True)
+            if len(raw) <= self.TOKEN_NONCE:
+                raise ValueError
+            return raw[:-self.TOKEN_NONCE].decode("utf-8", "surrogatepass")
         except (ValueError, UnicodeError):
             raise AisError("InvalidArgument: the continuation token provided is incorrect "
                            "(echo the token of the previous page unchanged)") from None
