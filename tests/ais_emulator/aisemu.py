@@ -705,8 +705,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def handle_expect_100(self):
         # Go's server sends "100 Continue" only when the handler reads the body; the
-        # redirecting proxy never does, so the client gets the 307 straight away.
-        if self.role == "proxy":
+        # proxy never reads an object PUT's (it redirects), so that client gets the 307
+        # straight away. Control messages are read, so they get their 100.
+        if self.role == "proxy" and urllib.parse.urlsplit(self.path).path.startswith("/v1/objects/"):
             return True
         return super().handle_expect_100()
 
