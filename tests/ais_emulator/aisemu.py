@@ -359,7 +359,7 @@ class Cluster:
         delim = "/" if flags & LS_NO_RECURSION else ""
         try:
             objs, dirs, nxt, _ = self.backend.list_objects_v2(bck, prefix, token, max_keys, delim,
-                                                              purpose="list")
+                                                              purpose="list", job=uuid)
         except s3.S3Error as e:
             raise self.s3_error(e, bck, f"s3://{bck}") from None
         name_only = bool(flags & LS_NAME_ONLY)
@@ -976,6 +976,9 @@ class Handler(BaseHTTPRequestHandler):
                                    "inventories": invs, "stats": c.stats(),
                                    "fault_help": c.FAULTS})
         if m == "GET" and what == "stats":
+            job = self.query.get("job")
+            if job:
+                return self.send_json({"job": job, "ListObjectsV2": c.backend.job_list_calls(job)})
             return self.send_json(c.stats())
         if m == "POST" and what == "stats/reset":
             c.reset_stats()

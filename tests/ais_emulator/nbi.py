@@ -215,7 +215,7 @@ class CreateJob:
                 if self._abort.is_set():
                     break
                 ents, _, token, _ = self.backend.list_objects_v2(
-                    self.bck, self.prefix, token, self.pagesize, purpose="nbi-create")
+                    self.bck, self.prefix, token, self.pagesize, purpose="nbi-create", job=self.id)
                 pages += 1
                 for name, size, etag in ents:
                     if name.endswith("/") and size == 0:
