@@ -22,6 +22,7 @@ struct va_http_t {
     const va_http_req_t *req;
     va_http_resp_t *resp;
     size_t upload_pos;   /* in-memory body read position */
+    long cur_status;     /* status line of the response being received */
     char errbuf[CURL_ERROR_SIZE];
 };
 
@@ -73,7 +74,17 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *userp)
     va_http_t *self = userp;
     size_t n = size * nmemb;
     self->resp->bytes_recv += (int64_t)n;
-    switch (self->req->sink) {
+    size_t full = n;
+    va_sink_t sink = self->req->sink;
+    if (self->req->error_body_to_memory && self->cur_status >= 400) {
+        /* an error text: keep its beginning, never fail the transfer for it */
+        sink = VA_SINK_MEMORY;
+        size_t cap = self->max < 65536 ? self->max : 65536;
+        size_t room = self->len < cap ? cap - self->len : 0;
+        if (n > room)
+            n = room;
+    }
+    switch (sink) {
     case VA_SINK_DISCARD:
         return n;
     case VA_SINK_FILE:
@@ -107,7 +118,7 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *userp)
     }
     memcpy(self->buf + self->len, data, n);
     self->len += n;
-    return n;
+    return full;
 }
 
 static size_t on_read(char *out, size_t size, size_t nmemb, void *userp)
@@ -152,6 +163,8 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *userp)
     va_http_resp_t *r = self->resp;
     if (n >= 5 && strncmp(data, "HTTP/", 5) == 0) {
         r->nheaders = 0; /* a new response (after a redirect): keep the final one's */
+        const char *sp = memchr(data, ' ', n);
+        self->cur_status = sp && sp + 4 <= data + n ? strtol(sp + 1, NULL, 10) : 0;
         return n;
     }
     const char *colon = memchr(data, ':', n);
@@ -212,6 +225,7 @@ vc_status_t va_http_do(va_http_t *self, const va_http_req_t *req, va_http_resp_t
     self->truncated = 0;
     self->aborted = 0;
     self->upload_pos = 0;
+    self->cur_status = 0;
     self->max = req->max_body ? req->max_body : (size_t)64 << 20;
     self->errbuf[0] = '\0';
 
@@ -239,6 +253,8 @@ vc_status_t va_http_do(va_http_t *self, const va_http_req_t *req, va_http_resp_t
         curl_easy_setopt(c, CURLOPT_MAXREDIRS, 5L);
         /* keep the method (PUT/DELETE/HEAD) across 301/302 as AIS expects */
         curl_easy_setopt(c, CURLOPT_POSTREDIR, (long)CURL_REDIR_POST_ALL);
+        if (req->unrestricted_auth)
+            curl_easy_setopt(c, CURLOPT_UNRESTRICTED_AUTH, 1L);
     }
 
     struct curl_slist *hl = NULL;
@@ -297,7 +313,7 @@ vc_status_t va_http_do(va_http_t *self, const va_http_req_t *req, va_http_resp_t
     curl_off_t up = 0;
     curl_easy_getinfo(c, CURLINFO_SIZE_UPLOAD_T, &up);
     resp->bytes_sent = (int64_t)up;
-    if (req->sink == VA_SINK_MEMORY) {
+    if (req->sink == VA_SINK_MEMORY || (req->error_body_to_memory && resp->status >= 400)) {
         if (!self->buf && !(self->buf = malloc(self->cap = 1)))
             self->cap = 0;
         if (self->buf)

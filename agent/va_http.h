@@ -53,6 +53,8 @@ typedef struct {
     void *on_body_ud;
     int path_as_is;           /* send the path exactly as given (no dot-segment squashing):
                                  a signed S3 key must reach the server unchanged */
+    int unrestricted_auth;    /* keep an Authorization header across redirects to other hosts (AIS targets) */
+    int error_body_to_memory; /* status >= 400: keep the body in memory (up to 64 KiB) whatever the sink */
 } va_http_req_t;
 
 typedef struct {
