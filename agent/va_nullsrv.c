@@ -24,6 +24,7 @@ typedef struct {
     char *buf;
     size_t len;
     int64_t skip; /* body bytes still to discard */
+    int answer;   /* reply once the body has been read */
 } conn_t;
 
 struct va_nullsrv_t {
@@ -32,7 +33,7 @@ struct va_nullsrv_t {
     int port;
     int status;
     pthread_t thread;
-    atomic_llong requests;
+    atomic_llong requests, connections;
     conn_t conn[MAX_CONN];
     char reply[128];
     size_t reply_len;
@@ -60,6 +61,7 @@ static void conn_close(conn_t *c)
     c->buf = NULL;
     c->len = 0;
     c->skip = 0;
+    c->answer = 0;
 }
 
 static int send_all(int fd, const char *p, size_t n)
@@ -102,7 +104,9 @@ static int has_header(const char *head, const char *name, const char *value)
     return 0;
 }
 
-/* Consumes what arrived on c; -1 closes the connection. */
+/* Consumes what arrived on c; -1 closes the connection. A request is
+ * answered once its whole body has been read, as a server that looks at the
+ * body would, so the client never sees its upload cut short. */
 static int serve(va_nullsrv_t *self, conn_t *c)
 {
     for (;;) {
@@ -113,6 +117,13 @@ static int serve(va_nullsrv_t *self, conn_t *c)
             c->skip -= (int64_t)n;
             if (c->skip > 0)
                 return 0;
+        }
+        if (c->answer) {
+            /* counted before the client can see the answer */
+            atomic_fetch_add(&self->requests, 1);
+            if (send_all(c->fd, self->reply, self->reply_len) != 0)
+                return -1;
+            c->answer = 0;
         }
         c->buf[c->len] = '\0';
         char *end = strstr(c->buf, "\r\n\r\n");
@@ -125,13 +136,11 @@ static int serve(va_nullsrv_t *self, conn_t *c)
         if (body > 0 && has_header(c->buf, "Expect", "100-continue") &&
             send_all(c->fd, "HTTP/1.1 100 Continue\r\n\r\n", 25) != 0)
             return -1;
-        if (send_all(c->fd, self->reply, self->reply_len) != 0)
-            return -1;
-        atomic_fetch_add(&self->requests, 1);
         size_t used = (size_t)(end + 4 - c->buf);
         memmove(c->buf, c->buf + used, c->len - used);
         c->len -= used;
         c->skip = body;
+        c->answer = 1;
     }
 }
 
@@ -164,6 +173,7 @@ static void *run(void *arg)
                 int one = 1;
                 setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
                 self->conn[slot].fd = fd;
+                atomic_fetch_add(&self->connections, 1);
             }
         }
         for (int i = 0; i < MAX_CONN; i++) {
@@ -244,3 +254,7 @@ void va_nullsrv_destroy(va_nullsrv_t **self_p)
 
 int va_nullsrv_port(const va_nullsrv_t *self) { return self->port; }
 int64_t va_nullsrv_requests(const va_nullsrv_t *self) { return atomic_load(&self->requests); }
+int64_t va_nullsrv_connections(const va_nullsrv_t *self)
+{
+    return atomic_load(&self->connections);
+}

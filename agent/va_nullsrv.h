@@ -23,5 +23,7 @@ void va_nullsrv_destroy(va_nullsrv_t **self_p);
 int va_nullsrv_port(const va_nullsrv_t *self);
 /* Requests answered so far. */
 int64_t va_nullsrv_requests(const va_nullsrv_t *self);
+/* Connections accepted so far. */
+int64_t va_nullsrv_connections(const va_nullsrv_t *self);
 
 #endif
