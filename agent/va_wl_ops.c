@@ -169,10 +169,11 @@ vc_status_t va_wl_ops(const vc_job_t *job, const va_workload_env_t *env, char *e
     }
     if (job->upload_file[0]) {
         struct stat st;
-        if (stat(job->upload_file, &st) != 0 || !S_ISREG(st.st_mode)) {
+        int serr = stat(job->upload_file, &st) != 0 ? errno : 0;
+        if (serr || !S_ISREG(st.st_mode)) {
             rc = VC_ERR_IO;
-            snprintf(err, errlen, "ops: upload_file '%s' is not a readable file on this agent: %s",
-                     job->upload_file, strerror(errno ? errno : EINVAL));
+            snprintf(err, errlen, "ops: upload_file '%s' on this agent: %s", job->upload_file,
+                     serr ? strerror(serr) : "not a regular file");
             goto done;
         }
         o.size = (int64_t)st.st_size;

@@ -408,6 +408,53 @@ static void populate_unreachable_fails_before_any_sample(void **state)
     sink_free(&k);
 }
 
+static void populate_stops_when_puts_keep_failing(void **state)
+{
+    (void)state;
+    char err[512], prefix[128];
+    snprintf(prefix, sizeof prefix, "%spop-fail/", g_run);
+    vc_job_t job;
+    vc_job_init(&job, VC_WL_POPULATE);
+    ais_target(&job.target, g_ep);
+    snprintf(job.prefix, sizeof job.prefix, "%s", prefix);
+    job.count = 300;
+    job.workers = 4;
+    emu_ctl("POST", "fault", "{\"fault\": \"object-error\", \"count\": 1000, \"status\": 500}");
+    sink_t k;
+    sink_init(&k);
+    vc_status_t rc = run(&job, &k, NULL, err, sizeof err);
+    emu_ctl("DELETE", "fault", NULL);
+    assert_int_equal(rc, VC_ERR_SERVER);
+    assert_non_null(strstr(err, "100 failed PUTs in a row"));
+    assert_non_null(strstr(err, prefix));
+    /* it stopped at the limit, give or take the PUTs already in flight */
+    assert_in_range(k.n, 100, 100 + 4);
+    for (size_t i = 0; i < k.n; i++)
+        assert_int_equal(k.v[i].err_class, VC_EC_SERVER);
+    sink_free(&k);
+    s3_wipe(prefix);
+}
+
+static void populate_cancel_stops_promptly(void **state)
+{
+    (void)state;
+    char err[512], prefix[128];
+    snprintf(prefix, sizeof prefix, "%spop-cancel/", g_run);
+    vc_job_t job;
+    vc_job_init(&job, VC_WL_POPULATE);
+    s3_target(&job.target);
+    snprintf(job.prefix, sizeof job.prefix, "%s", prefix);
+    job.count = 5000;
+    sink_t k;
+    sink_init(&k);
+    k.cancel_after = 50;
+    assert_int_equal(run(&job, &k, NULL, err, sizeof err), VC_ERR_CANCELLED);
+    assert_in_range(k.n, 50, 50 + 16);
+    sink_free(&k);
+    assert_in_range(s3_count(prefix), 50, 50 + 16);
+    s3_wipe(prefix);
+}
+
 /* ---- ops ---- */
 
 static void ops_s3bench_order_and_bytes(void **state)
@@ -549,6 +596,18 @@ static void probe_counts_404_as_success(void **state)
     assert_string_equal(k.v[0].err_code, "ECONNREFUSED");
     assert_non_null(strstr(k.v[0].err_msg, g_closed_ep + 7));
     assert_int_equal(k.v[1].err_class, VC_EC_CONNECT);
+    sink_free(&k);
+
+    /* a cancel stops it between rounds, not after the remaining schedule */
+    s3_target(&job.target);
+    job.probe_count = 100;
+    job.probe_interval_ms = 1000;
+    sink_init(&k);
+    k.cancel_after = 2;
+    t0 = vc_mono_now();
+    assert_int_equal(run(&job, &k, NULL, err, sizeof err), VC_ERR_CANCELLED);
+    assert_true(vc_mono_now() - t0 < 500 * VC_NS_PER_MS);
+    assert_int_equal(k.n, 2);
     sink_free(&k);
 }
 
@@ -837,6 +896,8 @@ int main(void)
         cmocka_unit_test(populate_s3_then_again_adds_nothing),
         cmocka_unit_test(populate_through_ais_sequential),
         cmocka_unit_test(populate_unreachable_fails_before_any_sample),
+        cmocka_unit_test(populate_stops_when_puts_keep_failing),
+        cmocka_unit_test(populate_cancel_stops_promptly),
         cmocka_unit_test(ops_s3bench_order_and_bytes),
         cmocka_unit_test(ops_through_ais_with_file_upload),
         cmocka_unit_test(probe_counts_404_as_success),
