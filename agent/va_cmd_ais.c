@@ -74,8 +74,9 @@ static const char usage_text[] =
     "                                      create a Native Bucket Inventory (prints the job id;\n"
     "                                      --wait waits for it and prints its server-side time;\n"
     "                                      --page-size: S3 page size while creating)\n"
-    "  nbi show s3://BUCKET [--name N]     list the bucket's inventories\n"
-    "  nbi rm s3://BUCKET [--name N]       destroy one inventory (all without --name)\n"
+    "  nbi show s3://BUCKET[/PREFIX] [--name N]  list the bucket's inventories (for PREFIX)\n"
+    "  nbi rm s3://BUCKET[/PREFIX] [--name N]    destroy the inventory named N, those made for\n"
+    "                                      PREFIX, or all of the bucket's\n"
     "  put [--size N | FILE] s3://BUCKET/KEY   upload FILE, or N random bytes; a KEY ending in '/'\n"
     "                                      gets 32 random letters appended (aisloader names)\n"
     "  get s3://BUCKET/KEY [FILE]          download to FILE (or count and discard the bytes)\n"
@@ -316,33 +317,49 @@ static int cmd_nbi(va_ais_t *ais, const args_t *a)
             printf("%s\n", job);
         }
     } else if (strcmp(sub, "show") == 0 || strcmp(sub, "rm") == 0) {
-        if (prefix[0]) {
-            fprintf(stderr, "vantage ais %s: give the bucket only (s3://BUCKET), and the "
-                            "inventory with --name\n", cmd);
-            ret = 2;
+        /* a PREFIX selects the inventories made for exactly that prefix */
+        va_ais_inv_t *inv = NULL;
+        size_t n = 0, shown = 0;
+        int is_show = sub[0] == 's';
+        if ((is_show || prefix[0]) && va_ais_nbi_show(ais, &bck, a->name, &inv, &n, &s)) {
+            print_timing(a, &s);
+            ret = fail(cmd, ais);
             goto out;
         }
-        if (sub[0] == 's') {
-            va_ais_inv_t *inv = NULL;
-            size_t n = 0;
-            if (va_ais_nbi_show(ais, &bck, a->name, &inv, &n, &s)) {
-                print_timing(a, &s);
-                ret = fail(cmd, ais);
-                goto out;
-            }
+        if (is_show) {
             print_timing(a, &s);
             for (size_t i = 0; i < n; i++)
-                print_inv(&inv[i]);
-            printf("%zu inventories\n", n);
-            free(inv);
-        } else {
+                if (!prefix[0] || strcmp(inv[i].prefix, prefix) == 0) {
+                    print_inv(&inv[i]);
+                    shown++;
+                }
+            printf("%zu inventories\n", shown);
+        } else if (!prefix[0]) {
             vc_status_t rc = va_ais_nbi_destroy(ais, &bck, a->name, &s);
             print_timing(a, &s);
             if (rc)
                 ret = fail(cmd, ais);
             else
                 printf("destroyed %s\n", a->name ? a->name : "all inventories of the bucket");
+        } else {
+            for (size_t i = 0; i < n && !ret; i++) {
+                if (strcmp(inv[i].prefix, prefix) != 0)
+                    continue;
+                vc_sample_clear(&s);
+                if (va_ais_nbi_destroy(ais, &bck, inv[i].name, &s))
+                    ret = fail(cmd, ais);
+                else
+                    printf("destroyed %s\n", inv[i].name);
+                print_timing(a, &s);
+                shown++;
+            }
+            if (!shown && !ret) {
+                fprintf(stderr, "vantage ais %s: %s has no inventory for prefix '%s'\n", cmd,
+                        a->pos[2], prefix);
+                ret = 1;
+            }
         }
+        free(inv);
     } else {
         fprintf(stderr, "vantage ais nbi: unknown command '%s': create, show or rm\n", sub);
         ret = 2;

@@ -46,12 +46,16 @@ void vc_job_init(vc_job_t *job, vc_workload_t kind)
     job->runs = 20;
     job->timeout_ms = 60000;
     job->page_size = 1000;
-    job->count = 0;
+    /* populate has no sensible default count (required); null and calibrate emit 1000 */
+    job->count = (kind == VC_WL_NULL || kind == VC_WL_CALIBRATE) ? 1000 : 0;
     job->object_size = kind == VC_WL_OPS ? 5 * 1024 * 1024 : 1;
     job->paths = VC_PATH_AIS_REGULAR | VC_PATH_AIS_NBI | VC_PATH_S3_DIRECT;
     job->nbi_poll_ms = 200;
     job->nbi_timeout_ms = 600000;
     job->warmup = 1;
+    job->verify_count = 1;
+    job->nbi_create = 1;
+    job->nbi_destroy = 1;
     job->iterations = 1;
     job->nops = 4;
     for (int i = 0; i < 4; i++)

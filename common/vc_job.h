@@ -88,6 +88,9 @@ typedef struct {
     int64_t nbi_poll_ms;          /* 200 */
     int64_t nbi_timeout_ms;       /* 600000, as the seed */
     int warmup;                   /* one s3-direct listing first, 1 */
+    int verify_count;             /* list once and check the count first, 1 (seed) */
+    int nbi_create;               /* create the inventory (force) before a scale point's runs, 1 */
+    int nbi_destroy;              /* destroy it after them, 1 */
 
     /* ops */
     int iterations;               /* 1 (s3bench's default N) */
@@ -95,6 +98,15 @@ typedef struct {
     vc_op_t ops[VC_MAX_OPS];      /* put get head delete */
     char key_prefix[VC_PREFIX_MAX]; /* "s3bench/" ; the agent adds its name */
     char upload_file[VC_URL_MAX]; /* empty: upload from memory (zeros) */
+
+    /* how the runs are ordered and numbered (vc_plan cuts interleaved jobs) */
+    int interleave;               /* 0: seed order, all runs of one path (op) then the next;
+                                   * 1: run-major, each run takes every path (op) once, run r
+                                   * starting with path (op) number r mod npaths, where r is
+                                   * the global index run_first + i */
+    int run_first;                /* run (iteration) index of the first run, 0; samples carry
+                                   * run_first + i, ops keys use it too */
+    int slice;                    /* which cut of the job this is, 0 (see vc_plan.h) */
 
     /* probe */
     int probe_count;              /* 10 */

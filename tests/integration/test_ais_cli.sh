@@ -85,7 +85,10 @@ run 1 "$VANTAGE" ais ls --inventory --inv-name nope "$B/$P"; has err "404"; has 
 has err "127.0.0.1:$VANTAGE_AISEMU_PORT"
 run 2 "$VANTAGE" ais ls --inventory --inv-name 'bad name' "$B/$P"
 run 1 "$VANTAGE" ais nbi create "$B/$P"; has err "already exists"
-run 0 "$VANTAGE" ais nbi rm "$B" --name "$job"; has out "destroyed $job"
+run 0 "$VANTAGE" ais nbi show "$B/$P"; has out "^$job"; has out "1 inventories"
+run 0 "$VANTAGE" ais nbi show "$B/${P}other/"; has out "0 inventories"
+run 1 "$VANTAGE" ais nbi rm "$B/${P}other/"; has err "no inventory for prefix"
+run 0 "$VANTAGE" ais nbi rm "$B/$P"; has out "destroyed $job"
 run 0 "$VANTAGE" ais nbi show "$B"; has out "0 inventories"
 run 1 "$VANTAGE" ais ls --inventory "$B/$P"; has err "no inventories"
 

@@ -148,6 +148,11 @@ static void fill(vp_msg_t *m, vp_type_t type)
         snprintf(job->upload_file, sizeof job->upload_file, "/tmp/up.bin");
         job->probe_count = 4;
         job->probe_interval_ms = 250;
+        job->verify_count = 0;
+        job->nbi_destroy = 0;
+        job->interleave = 1;
+        job->run_first = 7;
+        job->slice = 3;
         break;
     }
     case VP_PROGRESS:
@@ -265,6 +270,12 @@ static void eq_job(const vc_job_t *a, const vc_job_t *b)
     assert_string_equal(a->upload_file, b->upload_file);
     assert_int_equal(a->probe_count, b->probe_count);
     assert_int_equal(a->probe_interval_ms, b->probe_interval_ms);
+    assert_int_equal(a->verify_count, b->verify_count);
+    assert_int_equal(a->nbi_create, b->nbi_create);
+    assert_int_equal(a->nbi_destroy, b->nbi_destroy);
+    assert_int_equal(a->interleave, b->interleave);
+    assert_int_equal(a->run_first, b->run_first);
+    assert_int_equal(a->slice, b->slice);
 }
 
 static void eq_msg(const vp_msg_t *a, const vp_msg_t *b)
