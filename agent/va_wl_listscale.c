@@ -108,7 +108,6 @@ static vc_status_t point(ls_t *L, const vc_scale_point_t *pt)
     rc = va_target_list(counter, pt->prefix, job->page_size, NULL, NULL,
                         va_wl_cancel_flag(L->wl), &s);
     VC_SAMPLE_SET(&s, op, "count-check");
-    s.flags |= VC_SF_WARMUP;
     if (rc == VC_ERR_CANCELLED && va_wl_cancelled(L->wl))
         goto cancelled;
     if (rc) {
@@ -124,6 +123,8 @@ static vc_status_t point(ls_t *L, const vc_scale_point_t *pt)
         va_wl_skip(L->wl, units - 1);
         return VC_OK;
     }
+    /* a warm-up only when it passed: a failed check must count as an error */
+    s.flags |= VC_SF_WARMUP;
     va_wl_emit(L->wl, &s, 0);
     used = 1;
 

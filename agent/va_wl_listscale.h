@@ -19,9 +19,11 @@
  * one bucket at once replace each other's inventories.
  *
  * Samples (label = the point's label, scale = its expected count, worker 0):
- *   "count-check"  step 1, flagged VC_SF_WARMUP (untimed in the seed); keys
- *                  = count seen; a wrong count is err_class VC_EC_MISMATCH,
- *                  code "CountMismatch", flag VC_SF_COUNT_MISMATCH;
+ *   "count-check"  step 1; keys = count seen; flagged VC_SF_WARMUP when it
+ *                  passed (untimed in the seed, not part of any statistic);
+ *                  a wrong count is err_class VC_EC_MISMATCH, code
+ *                  "CountMismatch", flag VC_SF_COUNT_MISMATCH, no warm-up
+ *                  flag, so it counts as the point's error;
  *   "nbi-create"   step 2: duration_ns = client-observed creation time,
  *                  server_ns = the server's job duration, keys = names;
  *   "ais-regular", "ais-nbi", "s3-direct"  step 3, run = 0..runs-1, pages,

@@ -760,6 +760,7 @@ static void listscale_wrong_count_skips_that_point(void **state)
     assert_non_null(cc);
     assert_int_equal(cc->err_class, VC_EC_MISMATCH);
     assert_true(cc->flags & VC_SF_COUNT_MISMATCH);
+    assert_int_equal(cc->flags & VC_SF_WARMUP, 0);
     assert_string_equal(cc->err_code, "CountMismatch");
     assert_int_equal(cc->keys, 250);
     assert_non_null(strstr(cc->err_msg, "250"));
@@ -791,6 +792,7 @@ static void listscale_unreachable_ais(void **state)
         assert_string_equal(s->op, "count-check");
         assert_string_equal(s->label, i == 1 ? "250" : "1.1K");
         assert_int_equal(s->err_class, VC_EC_CONNECT);
+        assert_int_equal(s->flags & VC_SF_WARMUP, 0); /* an error, not a warm-up */
         assert_non_null(strstr(s->err_msg, "count check"));
         assert_non_null(strstr(s->err_msg, g_closed_ep + 7));
     }
