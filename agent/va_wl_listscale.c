@@ -83,11 +83,60 @@ static vc_status_t list_once(ls_t *L, unsigned path, const vc_scale_point_t *pt,
     return va_ais_list(va_target_ais(L->ais), va_target_bck(L->ais), &o, s);
 }
 
+/* Whether this job makes / removes the inventory (an interleaved schedule
+ * gives each step of a point one part of that). */
+static int makes_inventory(const vc_job_t *job)
+{
+    return (job->paths & VC_PATH_AIS_NBI) && job->nbi_create;
+}
+
+static int removes_inventory(const vc_job_t *job)
+{
+    return (job->paths & VC_PATH_AIS_NBI) && job->nbi_destroy;
+}
+
 /* Work units of one point, for progress. */
 static int64_t point_units(const ls_t *L)
 {
-    int nbi = (L->job->paths & VC_PATH_AIS_NBI) != 0;
-    return 1 + 2 * nbi + (int64_t)L->job->runs * L->npaths;
+    const vc_job_t *job = L->job;
+    return (job->verify_count != 0) + makes_inventory(job) + removes_inventory(job) +
+           (int64_t)job->runs * L->npaths;
+}
+
+/* The path of listing k (0..npaths-1) of run r: the selected paths in the
+ * order regular, NBI, S3 direct; run-major (interleave) rotates the order
+ * by the global run index, so every path is listed first as often. */
+static unsigned path_of(const ls_t *L, int r, int k)
+{
+    unsigned sel[NPATHS];
+    int n = 0;
+    for (size_t p = 0; p < NPATHS; p++)
+        if (L->job->paths & paths[p].bit)
+            sel[n++] = paths[p].bit;
+    int idx = L->job->interleave ? (r + k) % n : k;
+    return sel[idx];
+}
+
+static const char *path_op(unsigned bit)
+{
+    for (size_t p = 0; p < NPATHS; p++)
+        if (paths[p].bit == bit)
+            return paths[p].op;
+    return "?";
+}
+
+/* Removes the inventory: by the name the creation gave it, or all of the
+ * bucket's when this job did not make it (bench.py's fallback too). */
+static void destroy_inventory(ls_t *L, const vc_scale_point_t *pt, const char *job_id,
+                              vc_sample_t *s)
+{
+    vc_status_t rc = va_ais_nbi_destroy(va_target_ais(L->ais), va_target_bck(L->ais),
+                                        job_id[0] ? job_id : NULL, s);
+    if (rc && s)
+        step_failed(L, s, "inventory removal", pt, L->ais);
+    else if (rc)
+        vc_warn(COMP, "point %s: removing the inventory failed: %s", pt->label,
+                va_target_error(L->ais));
 }
 
 /* One scale point; VC_ERR_CANCELLED when the job was cancelled, else VC_OK
@@ -98,41 +147,42 @@ static vc_status_t point(ls_t *L, const vc_scale_point_t *pt)
     vc_sample_t s;
     vc_status_t rc;
     int64_t units = point_units(L), used = 0;
-    int nbi = (job->paths & VC_PATH_AIS_NBI) != 0;
-    int created = 0;
+    int created = 0, create_failed = 0;
     char job_id[128] = "";
 
     /* 1. the count check, untimed in the seed */
-    va_target_t *counter = L->ais ? L->ais : L->s3;
-    sample_for(&s, pt, 0);
-    rc = va_target_list(counter, pt->prefix, job->page_size, NULL, NULL,
-                        va_wl_cancel_flag(L->wl), &s);
-    VC_SAMPLE_SET(&s, op, "count-check");
-    if (rc == VC_ERR_CANCELLED && va_wl_cancelled(L->wl))
-        goto cancelled;
-    if (rc) {
-        step_failed(L, &s, "count check", pt, counter);
+    if (job->verify_count) {
+        va_target_t *counter = L->ais ? L->ais : L->s3;
+        sample_for(&s, pt, job->run_first);
+        rc = va_target_list(counter, pt->prefix, job->page_size, NULL, NULL,
+                            va_wl_cancel_flag(L->wl), &s);
+        VC_SAMPLE_SET(&s, op, "count-check");
+        if (rc == VC_ERR_CANCELLED && va_wl_cancelled(L->wl))
+            goto cancelled;
+        if (rc) {
+            step_failed(L, &s, "count check", pt, counter);
+            va_wl_emit(L->wl, &s, 0);
+            va_wl_skip(L->wl, units - 1);
+            return VC_OK;
+        }
+        if (s.keys != pt->count) {
+            count_mismatch(&s, pt);
+            vc_warn(COMP, "point %s: %s", pt->label, s.err_msg);
+            va_wl_emit(L->wl, &s, 0);
+            va_wl_skip(L->wl, units - 1);
+            return VC_OK;
+        }
+        /* a warm-up only when it passed: a failed check must count as an error */
+        s.flags |= VC_SF_WARMUP;
         va_wl_emit(L->wl, &s, 0);
-        va_wl_skip(L->wl, units - 1);
-        return VC_OK;
+        used++;
     }
-    if (s.keys != pt->count) {
-        count_mismatch(&s, pt);
-        vc_warn(COMP, "point %s: %s", pt->label, s.err_msg);
-        va_wl_emit(L->wl, &s, 0);
-        va_wl_skip(L->wl, units - 1);
-        return VC_OK;
-    }
-    /* a warm-up only when it passed: a failed check must count as an error */
-    s.flags |= VC_SF_WARMUP;
-    va_wl_emit(L->wl, &s, 0);
-    used = 1;
 
     /* 2. the inventory */
-    if (nbi) {
+    if (makes_inventory(job)) {
         va_ais_nbi_opts_t no = {.prefix = pt->prefix, .force = 1};
-        sample_for(&s, pt, 0);
-        created = 1; /* from here on, destroy whatever happens */
+        sample_for(&s, pt, job->run_first);
+        created = 1; /* from here on, removed on failure whatever happens */
         rc = va_ais_nbi_create_wait(va_target_ais(L->ais), va_target_bck(L->ais), &no,
                                     job->nbi_poll_ms, job->nbi_timeout_ms,
                                     va_wl_cancel_flag(L->wl), job_id, sizeof job_id, &s);
@@ -143,43 +193,42 @@ static vc_status_t point(ls_t *L, const vc_scale_point_t *pt)
         if (rc) {
             step_failed(L, &s, "inventory creation", pt, L->ais);
             va_wl_emit(L->wl, &s, 0);
+            create_failed = 1;
             goto destroy;
         }
         va_wl_emit(L->wl, &s, 0);
     }
 
-    /* 3. the timed listings */
-    for (size_t p = 0; p < NPATHS; p++) {
-        if (!(job->paths & paths[p].bit))
-            continue;
-        for (int r = 0; r < job->runs; r++) {
-            sample_for(&s, pt, r);
-            rc = list_once(L, paths[p].bit, pt, job_id, &s);
-            if (rc == VC_ERR_CANCELLED && va_wl_cancelled(L->wl))
-                goto cancelled;
-            used++;
-            if (rc) {
-                char step[64];
-                snprintf(step, sizeof step, "%s listing %d", paths[p].op, r);
-                step_failed(L, &s, step, pt, paths[p].bit == VC_PATH_S3_DIRECT ? L->s3 : L->ais);
-                va_wl_emit(L->wl, &s, 0);
-                goto destroy;
-            }
-            if (s.keys != pt->count)
-                count_mismatch(&s, pt);
+    /* 3. the timed listings: all runs of one path, then the next (the seed),
+     * or run-major with the path order rotated by the run (interleave) */
+    int nlist = job->runs * L->npaths;
+    for (int x = 0; x < nlist; x++) {
+        int i = job->interleave ? x / L->npaths : x % job->runs;
+        int k = job->interleave ? x % L->npaths : x / job->runs;
+        int r = job->run_first + i;
+        unsigned path = path_of(L, r, k);
+        sample_for(&s, pt, r);
+        rc = list_once(L, path, pt, job_id, &s);
+        if (rc == VC_ERR_CANCELLED && va_wl_cancelled(L->wl))
+            goto cancelled;
+        used++;
+        if (rc) {
+            char step[64];
+            snprintf(step, sizeof step, "%s listing %d", path_op(path), r);
+            step_failed(L, &s, step, pt, path == VC_PATH_S3_DIRECT ? L->s3 : L->ais);
             va_wl_emit(L->wl, &s, 0);
+            break;
         }
+        if (s.keys != pt->count)
+            count_mismatch(&s, pt);
+        va_wl_emit(L->wl, &s, 0);
     }
 
 destroy:
-    if (created) {
-        sample_for(&s, pt, 0);
-        /* no id: the creation failed before the job had one; remove all of the
-         * bucket's inventories, as bench.py's fallback does */
-        rc = va_ais_nbi_destroy(va_target_ais(L->ais), va_target_bck(L->ais),
-                                job_id[0] ? job_id : NULL, &s);
-        if (rc)
-            step_failed(L, &s, "inventory removal", pt, L->ais);
+    /* a creation that failed leaves nothing worth keeping for later steps */
+    if (removes_inventory(job) || create_failed) {
+        sample_for(&s, pt, job->run_first);
+        destroy_inventory(L, pt, job_id, &s);
         va_wl_emit(L->wl, &s, 0);
         used++;
     }
@@ -188,13 +237,8 @@ destroy:
 
 cancelled:
     vc_sample_clear(&s);
-    if (created) {
-        rc = va_ais_nbi_destroy(va_target_ais(L->ais), va_target_bck(L->ais),
-                                job_id[0] ? job_id : NULL, NULL);
-        if (rc)
-            vc_warn(COMP, "point %s: removing the inventory after the cancellation failed: %s",
-                    pt->label, va_target_error(L->ais));
-    }
+    if (created || removes_inventory(job))
+        destroy_inventory(L, pt, job_id, NULL);
     return VC_ERR_CANCELLED;
 }
 
@@ -203,6 +247,10 @@ static vc_status_t check(const vc_job_t *job, char *err, size_t errlen)
     if (job->nscale < 1 || job->nscale > VC_MAX_SCALE_POINTS) {
         snprintf(err, errlen, "list-scale: %d scale points; give 1 to %d", job->nscale,
                  VC_MAX_SCALE_POINTS);
+        return VC_ERR_ARG;
+    }
+    if (job->run_first < 0 || job->run_first > INT32_MAX - MAX_RUNS) {
+        snprintf(err, errlen, "list-scale: run_first %d is out of range", job->run_first);
         return VC_ERR_ARG;
     }
     if (job->runs < 1 || job->runs > MAX_RUNS) {
@@ -214,8 +262,8 @@ static vc_status_t check(const vc_job_t *job, char *err, size_t errlen)
                               "s3-direct)");
         return VC_ERR_ARG;
     }
-    if (job->page_size < 1 || job->page_size > 1000) {
-        snprintf(err, errlen, "list-scale: page_size %d is out of range (1..1000)",
+    if (job->page_size < 1 || job->page_size > 100000) {
+        snprintf(err, errlen, "list-scale: page_size %d is out of range (1..100000)",
                  job->page_size);
         return VC_ERR_ARG;
     }
@@ -285,7 +333,7 @@ vc_status_t va_wl_listscale(const vc_job_t *job, const va_workload_env_t *env, c
 
     if (warm) {
         vc_sample_t s;
-        sample_for(&s, &job->scale[0], 0);
+        sample_for(&s, &job->scale[0], job->run_first);
         s.flags |= VC_SF_WARMUP;
         rc = list_once(&L, VC_PATH_S3_DIRECT, &job->scale[0], NULL, &s);
         if (rc == VC_ERR_CANCELLED && va_wl_cancelled(L.wl)) {

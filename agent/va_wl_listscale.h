@@ -12,7 +12,15 @@
  *      ais-regular, ais-nbi, s3-direct (ListObjectsV2 against the direct
  *      target, MaxKeys = page_size, one warm connection throughout);
  *   4. destroy the inventory, also after a failure or a cancellation.
- * AIS listings use the server's page size (pagesize 0), as bench.py.
+ * A job cut by an interleaved schedule (vc_plan) does only its part:
+ * verify_count, nbi_create and nbi_destroy say whether it does steps 1, 2
+ * and 4 (without nbi_create the NBI listings use the bucket's inventory;
+ * without nbi_destroy a successful inventory is left for the next step, but
+ * one whose creation failed is removed); runs are numbered from run_first;
+ * interleave lists run-major, each run taking every selected path once in
+ * the order rotated by the run index (run r starts with path r mod npaths).
+ * AIS listings use the server's page size (pagesize 0), as bench.py;
+ * page_size is the S3 MaxKeys (S3 caps it at 1000).
  * The inventory is the one the creation job made: AIS names it after the job
  * id, so the NBI listings send that name (what bench.py reads back from
  * show-inventory). AIS keeps one inventory per bucket: two list-scale jobs on
@@ -26,11 +34,11 @@
  *                  flag, so it counts as the point's error;
  *   "nbi-create"   step 2: duration_ns = client-observed creation time,
  *                  server_ns = the server's job duration, keys = names;
- *   "ais-regular", "ais-nbi", "s3-direct"  step 3, run = 0..runs-1, pages,
+ *   "ais-regular", "ais-nbi", "s3-direct"  step 3, run = run_first + i, pages,
  *                  keys, per-page times, bytes, phases of the first request,
  *                  CPU; a listing whose key count differs is flagged
  *                  VC_SF_COUNT_MISMATCH with VC_EC_MISMATCH;
- *                  the warm-up is an "s3-direct" with VC_SF_WARMUP, run 0;
+ *                  the warm-up is an "s3-direct" with VC_SF_WARMUP;
  *   "nbi-destroy"  step 4.
  * A failing step (wrong count, creation failure, a listing that fails, an
  * unreachable server) is that step's sample with its error class and a

@@ -36,7 +36,8 @@ typedef struct {
     const char *data;    /* zeros, or NULL with upload_file */
     int64_t size;
     char label[VC_LABEL_MAX];
-    vc_op_t op;          /* the block being run */
+    int nops;            /* operations per iteration of the block: 1, or all (interleave) */
+    const vc_op_t *ops;  /* the block's operations */
     atomic_int next;     /* next iteration of the block */
 } ops_t;
 
@@ -47,7 +48,7 @@ typedef struct {
     char tmp[4096];      /* download file */
 } worker_t;
 
-static void one(worker_t *w, int i)
+static void one(worker_t *w, vc_op_t op, int i)
 {
     ops_t *o = w->o;
     char key[KEY_LEN];
@@ -58,7 +59,7 @@ static void one(worker_t *w, int i)
     s.run = i;
     s.worker = w->index;
     va_wl_ops_key(key, sizeof key, o->job->key_prefix, o->env->agent_name, i); /* checked */
-    switch (o->op) {
+    switch (op) {
     case VC_OP_PUT:
         if (o->data)
             va_target_put(w->client, key, o->data, (size_t)o->size, &s);
@@ -96,7 +97,7 @@ static void one(worker_t *w, int i)
         break;
     }
     if (s.err_class != VC_EC_NONE)
-        vc_debug(COMP, "%s %s: %s", vc_op_name(o->op), key, va_target_error(w->client));
+        vc_debug(COMP, "%s %s: %s", vc_op_name(op), key, va_target_error(w->client));
     va_wl_emit(o->wl, &s, 0);
 }
 
@@ -106,7 +107,8 @@ static void *work(void *arg)
     ops_t *o = w->o;
     for (int i; !va_wl_cancelled(o->wl) && (i = atomic_fetch_add(&o->next, 1)) <
                                                 o->job->iterations;)
-        one(w, i);
+        for (int k = 0; k < o->nops && !va_wl_cancelled(o->wl); k++)
+            one(w, o->ops[k], o->job->run_first + i);
     return NULL;
 }
 
@@ -139,8 +141,12 @@ static vc_status_t check(const vc_job_t *job, const va_workload_env_t *env, char
                  job->object_size, MAX_SIZE);
         return VC_ERR_ARG;
     }
-    if (va_wl_ops_key(key, sizeof key, job->key_prefix, env->agent_name, job->iterations) !=
-        VC_OK) {
+    if (job->run_first < 0 || job->run_first > INT32_MAX - MAX_ITERATIONS) {
+        snprintf(err, errlen, "ops: run_first %d is out of range", job->run_first);
+        return VC_ERR_ARG;
+    }
+    if (va_wl_ops_key(key, sizeof key, job->key_prefix, env->agent_name,
+                      (int64_t)job->run_first + job->iterations) != VC_OK) {
         snprintf(err, errlen,
                  "ops: cannot name objects from key prefix '%.80s' and agent name '%.64s' (the "
                  "agent needs a name without '/', and keys are at most 1024 bytes)",
@@ -201,8 +207,11 @@ vc_status_t va_wl_ops(const vc_job_t *job, const va_workload_env_t *env, char *e
     }
     va_wl_set_total(o.wl, (int64_t)job->nops * job->iterations);
     va_wl_progress(o.wl, 1);
-    for (int b = 0; b < job->nops && !va_wl_cancelled(o.wl); b++) {
-        o.op = job->ops[b];
+    /* blocks: one per operation (the seed), or one of whole iterations */
+    int nblocks = job->interleave ? 1 : job->nops;
+    for (int b = 0; b < nblocks && !va_wl_cancelled(o.wl); b++) {
+        o.ops = job->interleave ? job->ops : &job->ops[b];
+        o.nops = job->interleave ? job->nops : 1;
         atomic_store(&o.next, 0);
         if (nw == 1) {
             work(&ws[0]); /* the usual case: s3bench's single thread, no thread hop */

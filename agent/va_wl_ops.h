@@ -8,11 +8,15 @@
  *   get     download streaming into a file in env->work_dir (then removed);
  *   head    the object exists (s3bench's exists?);
  *   delete  remove it.
+ * Iterations are numbered from job->run_first (an interleaved schedule sends
+ * one iteration per job). With job->interleave each iteration does all the
+ * operations in job->ops order before the next iteration (run-major); the
+ * order is never rotated, since an object must be put before it is read.
  * job->workers > 1 shares each block's iterations among that many workers
  * (s3bench itself is one thread); each worker keeps its connection across
  * blocks.
  * Samples: op "put" "get" "head" "delete", label = <key_prefix><agent>/,
- * scale = object size in bytes, run = iteration i, worker, with the phases,
+ * scale = object size in bytes, run = iteration index, worker, with the phases,
  * bytes sent/received, HTTP status, errors and the thread's user/system CPU
  * (s3bench's user/system columns; real = duration_ns). */
 #ifndef VA_WL_OPS_H

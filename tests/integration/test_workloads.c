@@ -522,6 +522,33 @@ static void ops_s3bench_order_and_bytes(void **state)
     sink_free(&k);
 }
 
+/* Run-major iterations numbered from run_first, as an interleaved schedule
+ * sends them: each iteration puts, reads and deletes its own key. */
+static void ops_interleaved_from_run_first(void **state)
+{
+    (void)state;
+    char err[512];
+    vc_job_t job;
+    vc_job_init(&job, VC_WL_OPS);
+    s3_target(&job.target);
+    snprintf(job.key_prefix, sizeof job.key_prefix, "%sops-il/", g_run);
+    job.object_size = 1000;
+    job.iterations = 2;
+    job.run_first = 5;
+    job.interleave = 1;
+    sink_t k;
+    sink_init(&k);
+    assert_int_equal(run(&job, &k, NULL, err, sizeof err), VC_OK);
+    assert_int_equal(k.n, 8);
+    const char *order[] = {"put", "get", "head", "delete"};
+    for (size_t i = 0; i < 8; i++) {
+        assert_string_equal(k.v[i].op, order[i % 4]);
+        assert_int_equal(k.v[i].run, 5 + (int)(i / 4));
+        assert_int_equal(k.v[i].err_class, VC_EC_NONE);
+    }
+    sink_free(&k);
+}
+
 static void ops_through_ais_with_file_upload(void **state)
 {
     (void)state;
@@ -870,6 +897,56 @@ static void listscale_cancel_destroys_the_inventory(void **state)
     assert_no_inventory();
 }
 
+/* An interleaved schedule cuts a point into one-run steps (vc_plan): the
+ * first checks and creates, the last destroys, each lists every path once
+ * in an order rotated by its run, and the middle ones use the inventory the
+ * first one made. */
+static void listscale_interleaved_steps(void **state)
+{
+    (void)state;
+    char err[512];
+    const char *order[3][3] = {{"ais-regular", "ais-nbi", "s3-direct"},
+                               {"ais-nbi", "s3-direct", "ais-regular"},
+                               {"s3-direct", "ais-regular", "ais-nbi"}};
+    for (int r = 0; r < 3; r++) {
+        vc_job_t job;
+        listscale_job(&job, g_ep, 250, 1100);
+        job.nscale = 1;
+        job.runs = 1;
+        job.run_first = r;
+        job.interleave = 1;
+        job.warmup = r == 0;
+        job.verify_count = r == 0;
+        job.nbi_create = r == 0;
+        job.nbi_destroy = r == 2;
+        sink_t k;
+        sink_init(&k);
+        assert_int_equal(run(&job, &k, NULL, err, sizeof err), VC_OK);
+        size_t first = 0;
+        if (r == 0) {
+            assert_int_equal(k.n, 1 + 1 + 1 + 3);
+            assert_true(k.v[0].flags & VC_SF_WARMUP);
+            assert_string_equal(k.v[1].op, "count-check");
+            assert_string_equal(k.v[2].op, "nbi-create");
+            assert_int_equal(k.v[2].err_class, VC_EC_NONE);
+            first = 3;
+        } else {
+            assert_int_equal(k.n, r == 2 ? 4 : 3);
+        }
+        for (int p = 0; p < 3; p++) {
+            const vc_sample_t *s = &k.v[first + (size_t)p];
+            assert_string_equal(s->op, order[r][p]);
+            assert_int_equal(s->run, r);
+            assert_int_equal(s->err_class, VC_EC_NONE);
+            assert_int_equal(s->keys, 250);
+        }
+        if (r == 2)
+            assert_string_equal(k.v[3].op, "nbi-destroy");
+        sink_free(&k);
+    }
+    assert_no_inventory();
+}
+
 static void listscale_rejects_bad_jobs(void **state)
 {
     (void)state;
@@ -901,6 +978,7 @@ int main(void)
         cmocka_unit_test(populate_stops_when_puts_keep_failing),
         cmocka_unit_test(populate_cancel_stops_promptly),
         cmocka_unit_test(ops_s3bench_order_and_bytes),
+        cmocka_unit_test(ops_interleaved_from_run_first),
         cmocka_unit_test(ops_through_ais_with_file_upload),
         cmocka_unit_test(probe_counts_404_as_success),
         cmocka_unit_test(calibrate_measures_the_floor),
@@ -910,6 +988,7 @@ int main(void)
         cmocka_unit_test(listscale_unreachable_direct_s3),
         cmocka_unit_test(listscale_failing_nbi_creation),
         cmocka_unit_test(listscale_cancel_destroys_the_inventory),
+        cmocka_unit_test(listscale_interleaved_steps),
         cmocka_unit_test(listscale_rejects_bad_jobs),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
