@@ -14,7 +14,7 @@
 #include "vc_log.h"
 
 #define COMP "ops"
-#define MAX_WORKERS 256
+#define MAX_WORKERS 1024
 #define MAX_ITERATIONS 1000000
 #define MAX_SIZE (INT64_C(5) << 30) /* S3's single-PUT limit */
 #define KEY_LEN 1100

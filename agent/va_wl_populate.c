@@ -12,7 +12,7 @@
 
 #define COMP "populate"
 #define MAX_WORKERS 1024
-#define MAX_COUNT INT64_C(100000000)          /* a bitmap of 12.5 MB, a plan of 800 MB at most */
+#define MAX_COUNT INT64_C(1000000000)         /* sequential: a bitmap of 125 MB at most */
 #define MAX_SIZE (INT64_C(1) << 30)           /* bodies come from memory */
 #define NAME_MAX_LEN (VC_PREFIX_MAX + 40)
 
@@ -75,23 +75,19 @@ void va_wl_plan_see(va_wl_plan_t *p, const char *prefix, const char *key)
 vc_status_t va_wl_plan_finish(va_wl_plan_t *p)
 {
     p->to_add = p->present >= p->wanted ? 0 : p->wanted - p->present;
-    if (!p->sequential || !p->to_add)
-        return VC_OK;
-    free(p->missing);
-    if (!(p->missing = malloc((size_t)p->to_add * sizeof *p->missing)))
-        return VC_ERR_NOMEM;
-    int64_t k = 0;
-    for (int64_t i = 0; i < p->wanted && k < p->to_add; i++)
-        if (!(p->have[i >> 3] & (1u << (i & 7))))
-            p->missing[k++] = i;
-    p->to_add = k;
     return VC_OK;
+}
+
+int va_wl_plan_has(const va_wl_plan_t *p, int64_t index)
+{
+    if (!p->sequential || index < 0 || index >= p->wanted)
+        return 0;
+    return (p->have[index >> 3] >> (index & 7)) & 1;
 }
 
 void va_wl_plan_clear(va_wl_plan_t *p)
 {
     free(p->have);
-    free(p->missing);
     memset(p, 0, sizeof *p);
 }
 
@@ -102,7 +98,8 @@ typedef struct {
     va_wl_t *wl;
     const va_wl_plan_t *plan;
     const char *data;
-    atomic_llong next;        /* ordinal of the next object to write */
+    atomic_llong next;        /* random: ordinal of the next object; sequential: next index */
+    atomic_llong written;     /* objects attempted, against plan->to_add */
     atomic_int consecutive;   /* failed PUTs in a row, all workers */
     atomic_int stop;          /* set when the failure limit is reached */
     int fail_limit;
@@ -129,9 +126,16 @@ static void *work(void *arg)
         if (va_wl_cancelled(p->wl) || atomic_load(&p->stop))
             break;
         int64_t k = atomic_fetch_add(&p->next, 1);
-        if (k >= p->plan->to_add)
+        if (p->plan->sequential) {
+            /* walk the indices, writing the ones the listing did not show */
+            if (k >= p->plan->wanted)
+                break;
+            if (va_wl_plan_has(p->plan, k))
+                continue;
+        } else if (k >= p->plan->to_add) {
             break;
-        int64_t index = p->plan->sequential ? p->plan->missing[k] : k;
+        }
+        int64_t index = k;
         if (va_wl_populate_name(name, sizeof name, job->prefix, p->plan->sequential, index,
                                 &w->rng) != VC_OK)
             break; /* checked before the run: cannot happen */
@@ -245,7 +249,7 @@ vc_status_t va_wl_populate(const vc_job_t *job, const va_workload_env_t *env, ch
         goto done;
     }
     if ((rc = va_wl_plan_finish(&plan)) != VC_OK) {
-        snprintf(err, errlen, "populate: out of memory planning %" PRId64 " names", job->count);
+        snprintf(err, errlen, "populate: cannot plan %" PRId64 " names", job->count);
         goto done;
     }
     if (plan.present > plan.wanted || plan.others)

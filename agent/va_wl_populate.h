@@ -10,7 +10,8 @@
  * sequential: which of the indices 0..count-1 exist) and only the missing
  * objects are written, so a second run adds nothing.
  * Samples: one per PUT, op "put", label = prefix, scale = object size,
- * run = ordinal of the object in this run, worker = worker index, with the
+ * run = the object's index (sequential) or its ordinal in this run (random),
+ * worker = worker index, with the
  * client's timing, bytes, status, CPU and error fields. The counting listing
  * is not a sample. A run that meets 100 failed PUTs in a row (or 4 per
  * worker, if more) stops: the target is not taking writes. */
@@ -41,14 +42,15 @@ typedef struct {
     int64_t others;   /* sequential: keys under the prefix that are not one of ours */
     int64_t to_add;   /* set by va_wl_plan_finish */
     uint8_t *have;    /* sequential: bitmap of present indices */
-    int64_t *missing; /* sequential: the indices to write, to_add of them */
 } va_wl_plan_t;
 
 vc_status_t va_wl_plan_init(va_wl_plan_t *p, int64_t wanted, int sequential);
 /* One key of the listing of the prefix. */
 void va_wl_plan_see(va_wl_plan_t *p, const char *prefix, const char *key);
-/* Computes to_add (and the missing indices). VC_ERR_NOMEM on failure. */
+/* Computes to_add. */
 vc_status_t va_wl_plan_finish(va_wl_plan_t *p);
+/* Sequential: whether object `index` is there already (0 for random names). */
+int va_wl_plan_has(const va_wl_plan_t *p, int64_t index);
 void va_wl_plan_clear(va_wl_plan_t *p);
 
 #endif

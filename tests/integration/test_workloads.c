@@ -385,6 +385,7 @@ static void populate_through_ais_sequential(void **state)
     sink_init(&k);
     assert_int_equal(run(&job, &k, NULL, err, sizeof err), VC_OK);
     assert_int_equal(k.n, 1);
+    assert_int_equal(k.v[0].run, 7); /* sequential: run is the object's index */
     sink_free(&k);
     assert_int_equal(s3_count(prefix), 40);
     s3_wipe(prefix);
