@@ -112,6 +112,14 @@ static void *work(void *arg)
     return NULL;
 }
 
+static int has_get(const vc_job_t *job)
+{
+    for (int i = 0; i < job->nops; i++)
+        if (job->ops[i] == VC_OP_GET)
+            return 1;
+    return 0;
+}
+
 static vc_status_t check(const vc_job_t *job, const va_workload_env_t *env, char *err,
                          size_t errlen)
 {
@@ -195,6 +203,18 @@ vc_status_t va_wl_ops(const vc_job_t *job, const va_workload_env_t *env, char *e
         ws[i].o = &o;
         ws[i].index = i;
         snprintf(ws[i].tmp, sizeof ws[i].tmp, "%s/vantage-ops-%d-%d.get", dir, (int)getpid(), i);
+        if (i == 0 && has_get(job)) {
+            /* downloads need a writable directory: say so now, not once per get */
+            FILE *f = fopen(ws[0].tmp, "wb");
+            if (!f) {
+                rc = VC_ERR_IO;
+                snprintf(err, errlen, "ops: cannot write downloads to %s: %s (set the agent's "
+                                      "work directory)", dir, strerror(errno));
+                goto done;
+            }
+            fclose(f);
+            unlink(ws[0].tmp);
+        }
         if (!(ws[i].client = va_target_new(&job->target, &to, err, errlen))) {
             rc = VC_ERR_CONFIG;
             goto done;

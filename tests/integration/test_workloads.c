@@ -521,6 +521,13 @@ static void ops_s3bench_order_and_bytes(void **state)
     assert_int_equal(k.v[0].http_status, 404);
     assert_string_equal(k.v[0].err_code, "NoSuchKey");
     sink_free(&k);
+
+    /* downloads into a directory that does not exist: refused up front */
+    sink_init(&k);
+    assert_int_equal(run(&job, &k, "/nonexistent-vantage-dir", err, sizeof err), VC_ERR_IO);
+    assert_non_null(strstr(err, "/nonexistent-vantage-dir"));
+    assert_int_equal(k.n, 0);
+    sink_free(&k);
 }
 
 /* Run-major iterations numbered from run_first, as an interleaved schedule
