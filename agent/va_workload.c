@@ -58,6 +58,11 @@ vc_status_t va_workload_run(const vc_job_t *job, const va_workload_env_t *env, c
         snprintf(err, errlen, "workload: no job or no sample callback given");
         return VC_ERR_ARG;
     }
+    if (job->kind != VC_WL_NULL && (job->timeout_ms < 1 || job->timeout_ms > 86400000)) {
+        snprintf(err, errlen, "%s: timeout_ms %lld is out of range (1 ms to 24 h)",
+                 vc_workload_name(job->kind), (long long)job->timeout_ms);
+        return VC_ERR_ARG;
+    }
     switch (job->kind) {
     case VC_WL_NULL:
         return va_workload_null(job, env, err, errlen);

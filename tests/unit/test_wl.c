@@ -152,6 +152,11 @@ static void unknown_workload_and_missing_callback(void **state)
     env.arg = &r;
     assert_int_equal(va_workload_run(&job, &env, err, sizeof err), VC_ERR_UNSUPPORTED);
     assert_int_equal(r.samples, 0);
+    vc_job_init(&job, VC_WL_PROBE);
+    job.timeout_ms = -5;
+    assert_int_equal(va_workload_run(&job, &env, err, sizeof err), VC_ERR_ARG);
+    assert_non_null(strstr(err, "timeout_ms"));
+    assert_int_equal(r.samples, 0);
 }
 
 int main(void)
