@@ -39,9 +39,9 @@ static void sample_for(vc_sample_t *s, const vc_scale_point_t *pt, int run)
     s->worker = 0;
 }
 
-/* Rewrites a failed step's message so it says which step failed and on what,
- * logs the client's full description, and returns the sample for emitting. */
-static void step_failed(ls_t *L, vc_sample_t *s, const char *step, const vc_scale_point_t *pt,
+/* Rewrites a failed step's message so it says which step failed and on what
+ * (the record's message is short), and logs the client's full description. */
+static void step_failed(vc_sample_t *s, const char *step, const vc_scale_point_t *pt,
                         va_target_t *client)
 {
     char msg[VC_ERRMSG_MAX];
@@ -51,7 +51,6 @@ static void step_failed(ls_t *L, vc_sample_t *s, const char *step, const vc_scal
     if (s->err_class == VC_EC_NONE)
         s->err_class = VC_EC_OTHER;
     vc_warn(COMP, "point %s: %s failed: %s", pt->label, step, va_target_error(client));
-    (void)L;
 }
 
 /* A listing that returned another count than expected: flagged, classed as
@@ -133,7 +132,7 @@ static void destroy_inventory(ls_t *L, const vc_scale_point_t *pt, const char *j
     vc_status_t rc = va_ais_nbi_destroy(va_target_ais(L->ais), va_target_bck(L->ais),
                                         job_id[0] ? job_id : NULL, s);
     if (rc && s)
-        step_failed(L, s, "inventory removal", pt, L->ais);
+        step_failed(s, "inventory removal", pt, L->ais);
     else if (rc)
         vc_warn(COMP, "point %s: removing the inventory failed: %s", pt->label,
                 va_target_error(L->ais));
@@ -160,7 +159,7 @@ static vc_status_t point(ls_t *L, const vc_scale_point_t *pt)
         if (rc == VC_ERR_CANCELLED && va_wl_cancelled(L->wl))
             goto cancelled;
         if (rc) {
-            step_failed(L, &s, "count check", pt, counter);
+            step_failed(&s, "count check", pt, counter);
             va_wl_emit(L->wl, &s, 0);
             va_wl_skip(L->wl, units - 1);
             return VC_OK;
@@ -191,7 +190,7 @@ static vc_status_t point(ls_t *L, const vc_scale_point_t *pt)
             goto cancelled;
         used++;
         if (rc) {
-            step_failed(L, &s, "inventory creation", pt, L->ais);
+            step_failed(&s, "inventory creation", pt, L->ais);
             va_wl_emit(L->wl, &s, 0);
             create_failed = 1;
             goto destroy;
@@ -215,7 +214,7 @@ static vc_status_t point(ls_t *L, const vc_scale_point_t *pt)
         if (rc) {
             char step[64];
             snprintf(step, sizeof step, "%s listing %d", path_op(path), r);
-            step_failed(L, &s, step, pt, path == VC_PATH_S3_DIRECT ? L->s3 : L->ais);
+            step_failed(&s, step, pt, path == VC_PATH_S3_DIRECT ? L->s3 : L->ais);
             va_wl_emit(L->wl, &s, 0);
             break;
         }
@@ -341,7 +340,7 @@ vc_status_t va_wl_listscale(const vc_job_t *job, const va_workload_env_t *env, c
             goto cancelled;
         }
         if (rc)
-            step_failed(&L, &s, "warm-up s3-direct listing", &job->scale[0], L.s3);
+            step_failed(&s, "warm-up s3-direct listing", &job->scale[0], L.s3);
         va_wl_emit(L.wl, &s, 0);
     }
     for (int i = 0; i < job->nscale; i++) {
