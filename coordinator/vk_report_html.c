@@ -411,7 +411,7 @@ static int has_phases(const vk_group_t *g)
  * all the others: not a breakdown. */
 static int phases_shown(const char *op)
 {
-    return !vk_cd_is_listing(op) && !is_calibration(op) && strcmp(op, "nbi-create") != 0;
+    return !vk_cd_is_listing(op) && !is_calibration(op) && strncmp(op, "nbi-", 4) != 0;
 }
 
 static void chart_phases(FILE *out, const vk_summary_t *s, const vk_chartdata_t *cd,
@@ -1021,18 +1021,21 @@ static void facts(FILE *out, const vk_summary_t *s, const vk_chartdata_t *cd)
             continue;
         if (!any)
             fputs("<h3>Calibration floor</h3>\n<p class=\"note\">What the agent measures when"
-                  " there is nothing to measure: calibrate-timer is the cost of reading the"
-                  " clock, calibrate-request a request that does no network I/O. Latencies"
-                  " near these values are at the instrument's floor.</p>\n"
+                  " there is nothing to measure: calibrate-timer is the clock (getres: its"
+                  " resolution, now-cost: one reading, now-step: the smallest step, cpu-cost:"
+                  " one CPU-time reading), calibrate-request a request to a server inside the"
+                  " agent on 127.0.0.1 (s3-head signed, http-get bare). Latencies near these"
+                  " values are at the instrument's floor.</p>\n"
                   "<table class=\"calibration\">\n<tr><th class=\"t\">agent</th>"
-                  "<th class=\"t\">site</th><th class=\"t\">op</th><th>n</th><th>min</th>"
-                  "<th>p50</th><th>p95</th><th>max</th></tr>\n",
+                  "<th class=\"t\">site</th><th class=\"t\">op</th><th class=\"t\">what</th>"
+                  "<th>n</th><th>min</th><th>p50</th><th>p95</th><th>max</th></tr>\n",
                   out);
         any = 1;
         fputs("<tr>", out);
         td_text(out, g->agent);
         td_text(out, g->site);
         td_text(out, g->op);
+        td_text(out, g->label);
         fprintf(out, "<td>%zu</td>", g->ok);
         double v[4] = {g->dur.min, g->dur.p50, g->dur.p95, g->dur.max};
         for (int k = 0; k < 4; k++) {

@@ -236,15 +236,21 @@ static void probe_job(vk_store_t *st, const site_t *s, int64_t until)
     free(b.v);
 }
 
+/* As va_wl_calibrate reports it: one sample per clock figure, then
+ * requests to a server inside the agent. */
 static void calibrate_job(vk_store_t *st, const site_t *s)
 {
+    static const char *const timer[4] = {"getres", "now-cost", "now-step", "cpu-cost"};
+    static const double timer_ns[4] = {1, 21, 30, 260};
     batch_t b = {0};
-    for (int r = 0; r < 100; r++) {
-        vc_sample_t *c = add(&b, "calibrate-timer", "", -1, r);
-        c->duration_ns = (int64_t)(25 * noise(0.2)) + 15;
-        c->start_wall_ns = T0 + 100 * MS + r * 1000;
-        vc_sample_t *q = add(&b, "calibrate-request", "", -1, r);
-        q->duration_ns = (int64_t)(18000 * noise(0.2));
+    for (int k = 0; k < 4; k++) {
+        vc_sample_t *c = add(&b, "calibrate-timer", timer[k], k == 1 ? 1000000 : -1, 0);
+        c->duration_ns = (int64_t)(timer_ns[k] * (k ? noise(0.1) : 1));
+        c->start_wall_ns = T0 + 100 * MS + k * MS;
+    }
+    for (int r = 0; r < 200; r++) {
+        vc_sample_t *q = add(&b, "calibrate-request", r % 2 ? "http-get" : "s3-head", 200, r / 2);
+        q->duration_ns = (int64_t)((r % 2 ? 35000 : 60000) * noise(0.2));
         q->start_wall_ns = T0 + 200 * MS + r * 100000;
     }
     store(st, s, "calibrate", &b);
