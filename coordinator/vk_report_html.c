@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -48,9 +49,11 @@ static const char css[] =
     "details.seed summary{font-family:monospace;font-size:12px;cursor:pointer;margin:.3em 0}\n"
     "dl.kv{display:grid;grid-template-columns:max-content auto;gap:0 1em;margin:0}"
     "dl.kv dt{color:#444}dl.kv dd{margin:0;overflow-wrap:anywhere}\n"
-    "@media print{body{max-width:none;padding:0}nav{display:none}"
-    "section,svg.chart,table{break-inside:avoid}pre{font-size:9px;white-space:pre-wrap}"
-    "h2{break-after:avoid}}\n";
+    "@media print{body{max-width:none;padding:0;font-size:11px}nav{display:none}"
+    "svg.chart,tr,pre,dl{break-inside:avoid}.charts{display:block}"
+    ".charts svg.chart{display:inline-block;width:48%;height:auto;vertical-align:top}"
+    "h2,h3{break-after:avoid}pre{font-size:6.5px}.scroll{overflow:visible}"
+    "table{font-size:7.5px}th,td{padding:1px 3px}}\n";
 
 /* ---- small helpers -------------------------------------------------------- */
 
@@ -165,6 +168,19 @@ static int svg_site_legend(FILE *out, const vk_chartdata_t *cd, const int *shown
 
 static const char *const list_paths[3] = {"ais-regular", "ais-nbi", "s3-direct"};
 
+/* "x,y " of the distributions idx[0..n) (by scale; backwards when reverse)
+ * at the statistic stored at offset `stat` of vk_cd_dist_t. */
+static void scale_points(FILE *out, const vk_chartdata_t *cd, const size_t *idx, size_t n,
+                         const vk_scale_t *x, const vk_scale_t *y, size_t stat, int reverse)
+{
+    for (size_t k = 0; k < n; k++) {
+        const vk_cd_dist_t *d = &cd->dists[idx[reverse ? n - 1 - k : k]];
+        double v;
+        memcpy(&v, (const char *)d + stat, sizeof v);
+        fprintf(out, "%.1f,%.1f ", vk_scale_map(x, (double)d->scale), vk_scale_map(y, v));
+    }
+}
+
 static void chart_latency_vs_scale(FILE *out, const vk_chartdata_t *cd)
 {
     int have[3] = {0};
@@ -232,26 +248,14 @@ static void chart_latency_vs_scale(FILE *out, const vk_chartdata_t *cd)
             fprintf(out, "\" data-path=\"%s\" fill=\"%s\" fill-opacity=\"0.14\" stroke=\"none\""
                          " points=\"",
                     list_paths[p], col);
-            for (size_t k = 0; k < n; k++) {
-                const vk_cd_dist_t *d = &cd->dists[idx[k]];
-                fprintf(out, "%.1f,%.1f ", vk_scale_map(&x, (double)d->scale),
-                        vk_scale_map(&y, d->p95));
-            }
-            for (size_t k = n; k-- > 0;) {
-                const vk_cd_dist_t *d = &cd->dists[idx[k]];
-                fprintf(out, "%.1f,%.1f ", vk_scale_map(&x, (double)d->scale),
-                        vk_scale_map(&y, d->p5));
-            }
+            scale_points(out, cd, idx, n, &x, &y, offsetof(vk_cd_dist_t, p95), 0);
+            scale_points(out, cd, idx, n, &x, &y, offsetof(vk_cd_dist_t, p5), 1);
             fputs("\"/>\n<polyline class=\"p50\" data-site=\"", out);
             esc(out, cd->sites[si].name);
             fprintf(out, "\" data-path=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2.2\""
                          " points=\"",
                     list_paths[p], col);
-            for (size_t k = 0; k < n; k++) {
-                const vk_cd_dist_t *d = &cd->dists[idx[k]];
-                fprintf(out, "%.1f,%.1f ", vk_scale_map(&x, (double)d->scale),
-                        vk_scale_map(&y, d->p50));
-            }
+            scale_points(out, cd, idx, n, &x, &y, offsetof(vk_cd_dist_t, p50), 0);
             fputs("\"/>\n", out);
             for (size_t k = 0; k < n; k++) {
                 const vk_cd_dist_t *d = &cd->dists[idx[k]];
