@@ -40,6 +40,7 @@ typedef struct {
     uint64_t done_rid;       /* request id of the DONE sent last; 0: not sent on this link */
     int done_confirmed;      /* the coordinator answered that DONE */
     vc_mono_ns_t done_sent_at;
+    int in_hello;            /* listed in the last HELLO's resume list */
 } jobstate_t;
 
 typedef enum { LINK_DOWN = 0, LINK_UP } link_state_t;
@@ -642,8 +643,11 @@ static void send_hello(va_agent_t *a)
     h->public_ip[0] = '\0';
     for (int k = 0; k < VC_WL_COUNT && h->ncaps < VP_MAX_CAPS; k++)
         snprintf(h->caps[h->ncaps++], sizeof h->caps[0], "%s", vc_workload_name((vc_workload_t)k));
+    for (size_t i = 0; i < a->njs; i++)
+        a->js[i].in_hello = 0;
     for (size_t i = 0; i < a->njs && h->nresume < VP_MAX_RESUME; i++) {
         jobstate_t *j = &a->js[i];
+        j->in_hello = 1;
         vp_resume_t *r = &h->resume[h->nresume++];
         r->job_id = j->job_id;
         r->next_seq = j->spooled + 1;
@@ -685,7 +689,8 @@ static void on_welcome(va_agent_t *a, const vp_welcome_t *w)
             if (w->acks[k].job_id == j->job_id)
                 ack = &w->acks[k];
         int running = a->run.active && a->run.job_id == j->job_id;
-        if (!ack && !running) {
+        /* More jobs than a HELLO can list: the rest is asked about next time. */
+        if (!ack && !running && j->in_hello) {
             vc_warn(LOG,
                     "job %llx is unknown to the coordinator at %s: dropping its %llu "
                     "unacknowledged samples from the spool",
@@ -693,6 +698,10 @@ static void on_welcome(va_agent_t *a, const vp_welcome_t *w)
                     (unsigned long long)(j->spooled - j->acked));
             va_spool_forget(a->spool, j->job_id, err, sizeof err);
             js_remove(a, j->job_id);
+            continue;
+        }
+        if (!ack && !running) {
+            i++;
             continue;
         }
         if (ack && ack->seq > j->acked) {

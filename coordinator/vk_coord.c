@@ -28,6 +28,8 @@
 #define OFFSET_STORE_EVERY_MS 30000
 #define JOB_RESEND_MS 5000
 #define BAD_LOG_EVERY_MS 5000
+#define MAX_AHEAD 100000000ULL /* seqs past the acknowledged ones a batch may start */
+#define MAX_RANGES 4096        /* out-of-order ranges remembered per dispatch */
 
 typedef enum {
     ST_PENDING = 0, /* not sent yet */
@@ -418,7 +420,7 @@ static void mark_stored(disp_t *d, uint64_t first, uint64_t last)
     if (first <= d->acked + 1) {
         if (last > d->acked)
             d->acked = last;
-    } else {
+    } else if (d->nranges < MAX_RANGES) {
         if (d->nranges == d->capranges) {
             size_t cap = d->capranges ? d->capranges * 2 : 8;
             void *p = realloc(d->ranges, cap * sizeof *d->ranges);
@@ -627,6 +629,13 @@ static void on_samples(vk_coord_t *k, agent_t *a, vp_msg_t *m)
     if (!d)
         return;
     uint64_t last = b->first_seq + b->nsamples - 1;
+    /* A batch far beyond what is acknowledged cannot come from an honest
+     * agent (its window is a few hundred batches): refuse before storing. */
+    if (b->first_seq > d->acked + MAX_AHEAD) {
+        bad_message(k, a, "SAMPLES at seq %llu, far beyond the %llu acknowledged",
+                    (unsigned long long)b->first_seq, (unsigned long long)d->acked);
+        return;
+    }
     if (d->final >= 0 && last > (uint64_t)d->final) {
         bad_message(k, a, "SAMPLES up to seq %llu for job id %llx, which ended at %lld",
                     (unsigned long long)last, (unsigned long long)b->job_id,
@@ -1278,7 +1287,8 @@ vk_coord_t *vk_coord_new(const vk_coord_opts_t *o, const vc_campaign_t *c, char 
     zsock_set_router_mandatory(k->router, 1);
     zsock_set_sndhwm(k->router, 10000);
     zsock_set_rcvhwm(k->router, 10000);
-    zsock_set_linger(k->router, 200);
+    /* Time for the last ACKs and BYEs to leave when the campaign ends. */
+    zsock_set_linger(k->router, 2000);
     if (!o->insecure && vk_auth_apply_server(k->router, o->secret_file, err, errlen) != VC_OK)
         goto fail;
     int port = zsock_bind(k->router, "%s", o->bind);
