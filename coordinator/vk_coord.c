@@ -499,7 +499,10 @@ static void on_hello(vk_coord_t *k, const void *rid, size_t rid_len, const char 
         return;
     }
     agent_t *a = &k->agents[idx];
-    if (cert_name && cert_name[0] && strcmp(cert_name, h->name) != 0) {
+    /* A key made for another agent of this campaign may not stand in for
+     * this one (a key named otherwise, e.g. after its host, is accepted). */
+    if (cert_name && cert_name[0] && strcmp(cert_name, h->name) != 0 &&
+        vc_campaign_agent_find(k->c, cert_name) >= 0) {
         reject(k, rid, rid_len, m->request_id,
                "agent %s presented the key of agent %s (public key %s); each agent needs its "
                "own key pair",
