@@ -18,9 +18,11 @@ struct va_http_t {
     char *buf; /* memory sink */
     size_t len, cap, max;
     int truncated;
+    int aborted; /* on_body asked to stop */
     const va_http_req_t *req;
     va_http_resp_t *resp;
     size_t upload_pos;   /* in-memory body read position */
+    long cur_status;     /* status line of the response being received */
     char errbuf[CURL_ERROR_SIZE];
 };
 
@@ -72,11 +74,30 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *userp)
     va_http_t *self = userp;
     size_t n = size * nmemb;
     self->resp->bytes_recv += (int64_t)n;
-    switch (self->req->sink) {
+    size_t full = n;
+    va_sink_t sink = self->req->sink;
+    if (self->req->error_body_to_memory && self->cur_status >= 400) {
+        /* an error text: keep its beginning, never fail the transfer for it */
+        sink = VA_SINK_MEMORY;
+        size_t cap = self->max < 65536 ? self->max : 65536;
+        size_t room = self->len < cap ? cap - self->len : 0;
+        if (n > room)
+            n = room;
+    }
+    switch (sink) {
     case VA_SINK_DISCARD:
         return n;
     case VA_SINK_FILE:
         return fwrite(data, 1, n, self->req->sink_file);
+    case VA_SINK_CALLBACK: {
+        long status = 0;
+        curl_easy_getinfo(self->curl, CURLINFO_RESPONSE_CODE, &status);
+        if (self->req->on_body && self->req->on_body(self->req->on_body_ud, status, data, n) != 0) {
+            self->aborted = 1;
+            return 0; /* abort: CURLE_WRITE_ERROR */
+        }
+        return n;
+    }
     case VA_SINK_MEMORY:
     default:
         break;
@@ -97,7 +118,7 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *userp)
     }
     memcpy(self->buf + self->len, data, n);
     self->len += n;
-    return n;
+    return full;
 }
 
 static size_t on_read(char *out, size_t size, size_t nmemb, void *userp)
@@ -142,6 +163,8 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *userp)
     va_http_resp_t *r = self->resp;
     if (n >= 5 && strncmp(data, "HTTP/", 5) == 0) {
         r->nheaders = 0; /* a new response (after a redirect): keep the final one's */
+        const char *sp = memchr(data, ' ', n);
+        self->cur_status = sp && sp + 4 <= data + n ? strtol(sp + 1, NULL, 10) : 0;
         return n;
     }
     const char *colon = memchr(data, ':', n);
@@ -175,12 +198,12 @@ static int32_t us_or_unknown(CURL *c, CURLINFO what)
     return v > INT32_MAX ? INT32_MAX : (int32_t)v;
 }
 
-static void describe_error(va_http_t *self, CURLcode rc)
+static void describe_error(va_http_t *self, const va_http_req_t *req, va_http_resp_t *r,
+                           CURLcode rc)
 {
-    va_http_resp_t *r = self->resp;
     CURLU *u = curl_url();
     char *host = NULL, *port = NULL;
-    if (u && curl_url_set(u, CURLUPART_URL, self->req->url, 0) == CURLUE_OK) {
+    if (u && curl_url_set(u, CURLUPART_URL, req->url, 0) == CURLUE_OK) {
         curl_url_get(u, CURLUPART_HOST, &host, 0);
         curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT);
     }
@@ -200,7 +223,9 @@ vc_status_t va_http_do(va_http_t *self, const va_http_req_t *req, va_http_resp_t
     self->resp = resp;
     self->len = 0;
     self->truncated = 0;
+    self->aborted = 0;
     self->upload_pos = 0;
+    self->cur_status = 0;
     self->max = req->max_body ? req->max_body : (size_t)64 << 20;
     self->errbuf[0] = '\0';
 
@@ -211,6 +236,8 @@ vc_status_t va_http_do(va_http_t *self, const va_http_req_t *req, va_http_resp_t
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c, CURLOPT_USERAGENT, self->user_agent);
     curl_easy_setopt(c, CURLOPT_TCP_NODELAY, 1L);
+    if (req->path_as_is)
+        curl_easy_setopt(c, CURLOPT_PATH_AS_IS, 1L);
     curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, self->opts.connect_timeout_ms);
     curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, req->timeout_ms > 0 ? req->timeout_ms : 60000L);
     curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, self->opts.verify_tls ? 1L : 0L);
@@ -226,6 +253,8 @@ vc_status_t va_http_do(va_http_t *self, const va_http_req_t *req, va_http_resp_t
         curl_easy_setopt(c, CURLOPT_MAXREDIRS, 5L);
         /* keep the method (PUT/DELETE/HEAD) across 301/302 as AIS expects */
         curl_easy_setopt(c, CURLOPT_POSTREDIR, (long)CURL_REDIR_POST_ALL);
+        if (req->unrestricted_auth)
+            curl_easy_setopt(c, CURLOPT_UNRESTRICTED_AUTH, 1L);
     }
 
     struct curl_slist *hl = NULL;
@@ -284,7 +313,7 @@ vc_status_t va_http_do(va_http_t *self, const va_http_req_t *req, va_http_resp_t
     curl_off_t up = 0;
     curl_easy_getinfo(c, CURLINFO_SIZE_UPLOAD_T, &up);
     resp->bytes_sent = (int64_t)up;
-    if (req->sink == VA_SINK_MEMORY) {
+    if (req->sink == VA_SINK_MEMORY || (req->error_body_to_memory && resp->status >= 400)) {
         if (!self->buf && !(self->buf = malloc(self->cap = 1)))
             self->cap = 0;
         if (self->buf)
@@ -293,15 +322,20 @@ vc_status_t va_http_do(va_http_t *self, const va_http_req_t *req, va_http_resp_t
         resp->body_len = self->len;
     }
     resp->body_truncated = self->truncated;
+    resp->body_aborted = self->aborted;
     self->req = NULL;
     self->resp = NULL;
 
     if (rc == CURLE_OK)
         return VC_OK;
-    describe_error(self, rc);
+    describe_error(self, req, resp, rc);
     if (self->truncated) {
         snprintf(resp->error, sizeof resp->error, "reply body larger than %zu bytes", self->max);
         return VC_ERR_PROTO;
+    }
+    if (self->aborted) {
+        snprintf(resp->error, sizeof resp->error, "reply body rejected by its reader");
+        return VC_ERR_CANCELLED;
     }
     if (rc == CURLE_OPERATION_TIMEDOUT)
         return VC_ERR_TIMEOUT;
@@ -342,6 +376,11 @@ void va_http_fill_sample(const va_http_resp_t *resp, vc_sample_t *s)
     if (resp->curl_code == CURLE_OPERATION_TIMEDOUT) {
         s->err_class = VC_EC_TIMEOUT;
         VC_SAMPLE_SET(s, err_code, "Timeout");
+        VC_SAMPLE_SET(s, err_msg, resp->error);
+    } else if (resp->body_aborted) {
+        /* the reader that stopped the body knows why and sets the code */
+        s->err_class = VC_EC_PROTOCOL;
+        VC_SAMPLE_SET(s, err_code, "BodyRejected");
         VC_SAMPLE_SET(s, err_msg, resp->error);
     } else if (resp->curl_code != CURLE_OK && !resp->body_truncated) {
         s->err_class = resp->status ? VC_EC_PROTOCOL : VC_EC_CONNECT;

@@ -18,7 +18,14 @@ typedef enum {
     VA_SINK_MEMORY = 0, /* keep the body in memory (up to max_body) */
     VA_SINK_DISCARD,    /* count the bytes, keep nothing */
     VA_SINK_FILE,       /* stream into sink_file */
+    VA_SINK_CALLBACK,   /* hand each piece to on_body as it arrives (streaming parsers) */
 } va_sink_t;
+
+/* Receives the body piece by piece as it arrives, with the response's HTTP
+ * status (known before the first byte), so a caller can parse a 2xx body as
+ * it streams in and keep an error body aside. Returns 0 to go on, non-zero
+ * to abort the transfer (va_http_do then returns VC_ERR_CANCELLED). */
+typedef int (*va_http_body_fn)(void *ud, long status, const char *data, size_t len);
 
 typedef struct {
     int verify_tls;          /* default 1 */
@@ -42,6 +49,12 @@ typedef struct {
     size_t max_body;          /* memory sink cap; 0 means 64 MiB; larger bodies fail as protocol errors */
     long timeout_ms;          /* whole request; 0 means 60000 */
     int follow_redirects;     /* follow 301/302/307/308, re-sending the body */
+    va_http_body_fn on_body;  /* VA_SINK_CALLBACK */
+    void *on_body_ud;
+    int path_as_is;           /* send the path exactly as given (no dot-segment squashing):
+                                 a signed S3 key must reach the server unchanged */
+    int unrestricted_auth;    /* keep an Authorization header across redirects to other hosts (AIS targets) */
+    int error_body_to_memory; /* status >= 400: keep the body in memory (up to 64 KiB) whatever the sink */
 } va_http_req_t;
 
 typedef struct {
@@ -54,6 +67,7 @@ typedef struct {
     char *body;               /* memory sink: NUL-terminated; owned by the va_http_t, valid until its next request */
     size_t body_len;
     int body_truncated;       /* the memory sink hit max_body */
+    int body_aborted;         /* the on_body callback stopped the transfer */
     int64_t bytes_sent;       /* request body bytes uploaded */
     int64_t bytes_recv;       /* response body bytes received */
     int64_t duration_ns;      /* monotonic, around the whole transfer */

@@ -59,6 +59,10 @@ void va_spool_destroy(va_spool_t **p);
  * for tests and benchmarks: a crash can then lose the latest batches. */
 void va_spool_set_fsync(va_spool_t *sp, int on);
 
+/* File size below which va_spool_ack and va_spool_forget never compact
+ * (default 64 MiB; lower for small disks and tests). */
+void va_spool_set_compact_min(va_spool_t *sp, uint64_t bytes);
+
 /* Appends one batch of n samples (1..VP_MAX_SAMPLES) of job_id, numbered
  * first_seq, first_seq+1, ... (samples[i].seq is ignored). first_seq must be
  * va_spool_next_seq(sp, job_id): a job's seqs are contiguous. The batch is on
@@ -107,8 +111,9 @@ uint64_t va_spool_acked_seq(const va_spool_t *sp, uint64_t job_id);
 size_t va_spool_jobs(const va_spool_t *sp, va_spool_job_t *out, size_t max);
 
 /* Rewrites the file with only what is still needed (unacked batches, per-job
- * ack and finish records), atomically. Called by va_spool_ack when
- * acknowledged bytes are over half of a file larger than 1 MiB. */
+ * ack and finish records), atomically. Called by va_spool_ack, va_spool_forget
+ * and va_spool_open when dead bytes are over half of a file larger than the
+ * compaction minimum. */
 vc_status_t va_spool_compact(va_spool_t *sp, char *err, size_t errlen);
 
 /* Current file size and the bytes of it still needed, for logs and tests. */

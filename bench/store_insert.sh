@@ -15,4 +15,4 @@ bench_cc "$src" "$bdir" "$src/bench/store_insert.c" "$bdir/store_insert"
 tmp=$(mktemp -d /tmp/vantage-bench-store-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 "$bdir/store_insert" "$tmp" "$samples" 1000 3
-ls -l "$tmp/results.db" | awk '{printf "results.db: %.1f MB\n", $5 / 1e6}'
+bench_size "$tmp/results.db"

@@ -40,7 +40,7 @@ static const vc_opt_t agent_opts[] = {
      .help = "AWS credentials file; empty: $AWS_SHARED_CREDENTIALS_FILE, else "
              "~/.aws/credentials (environment keys win over both)"},
     {.name = "ais_token_file", .type = VC_OPT_STRING, F(ais_token_file),
-     .help = "file holding the AIS AuthN token; empty: $AIS_AUTHN_TOKEN_FILE, else none"},
+     .help = "file holding the AIS AuthN token; empty: none (AIS without AuthN)"},
     {.name = "s3_endpoint", .type = VC_OPT_STRING, F(s3_endpoint),
      .help = "S3 endpoint for targets that leave theirs empty; empty: $AWS_ENDPOINT_URL, else "
              "AWS for the region"},
@@ -118,9 +118,7 @@ static vc_status_t load(config_t *cfgfile, int ok, const char *name, const char 
 {
     vc_agentcfg_init(cfg);
     if (!ok) {
-        vc_diag_add(diag, config_error_file(cfgfile) ? config_error_file(cfgfile) : name,
-                    config_error_line(cfgfile), NULL, "syntax error: %s",
-                    config_error_text(cfgfile));
+        vc_opt_syntax_error(cfgfile, name, diag);
         return VC_ERR_CONFIG;
     }
     vc_opt_ctx_t ctx = {.file = name, .diag = diag, .errors = 0, .user = NULL};

@@ -73,7 +73,6 @@ int vc_schedule_parse(const char *name)
 #define TS K(VC_TK_S3)
 #define TA K(VC_TK_AIS)
 
-#define MS(x) ((int64_t)(x))
 #define SEC(x) ((int64_t)(x) * 1000)
 #define GIB(x) ((int64_t)(x) << 30)
 
@@ -125,7 +124,7 @@ static int omit_scale(const void *obj)
 static const vc_opt_t campaign_opts[] = {
     {.name = "name", .type = VC_OPT_STRING, .flags = VC_OPT_REQUIRED | VC_OPT_NAME, CMP(name),
      .help = "the campaign's name, used in results and reports"},
-    {.name = "description", .type = VC_OPT_STRING, CMP(description),
+    {.name = "description", .type = VC_OPT_STRING, .flags = VC_OPT_MULTILINE, CMP(description),
      .help = "what the campaign measures, for people reading its results"},
     {.name = "schedule", .type = VC_OPT_ENUM, CMP(schedule), .choices = schedule_names,
      .help = "how a job runs on its agents unless the job says otherwise (see Schedules)"},
@@ -253,7 +252,7 @@ static const vc_opt_t job_opts[] = {
      .doc_default = "`[\"put\", \"get\", \"head\", \"delete\"]`",
      .help = "the operations, in order; each works on the keys the put made"},
     {.name = "key_prefix", .type = VC_OPT_STRING, .mask = KO, JOBF(key_prefix),
-     .help = "keys are KEY_PREFIX + AGENT + \"/s3bench-\" + iteration"},
+     .help = "keys go under this prefix; each agent adds its own name so agents never collide"},
     {.name = "upload_file", .type = VC_OPT_STRING, .mask = KO, JOBF(upload_file),
      .help = "file on the agent to upload (its size wins); empty: `size` bytes of zeros"},
     {.name = "interval", .type = VC_OPT_DURATION, .mask = KR, JOBF(probe_interval_ms), .min = 0,
@@ -268,14 +267,8 @@ static const vc_opt_t job_opts[] = {
 typedef struct {
     vc_campaign_job_t e;
     char scale_from[SCALE_FROM_MAX];
-    int scale_from_line;
     int given_prefix, given_count, given_scale, given_agents;
 } pending_job_t;
-
-typedef struct {
-    vc_campaign_t *c;
-    vc_opt_ctx_t ctx;
-} loader_t;
 
 static vc_campaign_t *ctx_campaign(vc_opt_ctx_t *ctx)
 {
@@ -605,7 +598,9 @@ static int parse_scale(const vc_opt_t *o, const config_setting_t *s, void *obj, 
             for (int k = 0; k < 2; k++) {
                 const config_setting_t *x = k ? prefix_s : label_s;
                 if (x && config_setting_type(x) != CONFIG_TYPE_STRING) {
-                    vc_opt_error(ctx, x, sub, "'%s' expects a string", k ? "prefix" : "label");
+                    char xsub[290];
+                    snprintf(xsub, sizeof xsub, "%s.%s", sub, k ? "prefix" : "label");
+                    vc_opt_error(ctx, x, xsub, "expects a string");
                     bad++;
                 }
             }
@@ -725,11 +720,6 @@ static int parse_ops(const vc_opt_t *o, const config_setting_t *s, void *obj, vc
 
 /* ---- writers ---------------------------------------------------------- */
 
-static void write_list_open(FILE *out)
-{
-    fputs("(\n", out);
-}
-
 static void write_target_kind(const vc_opt_t *o, const void *obj, FILE *out, int indent,
                               const void *user)
 {
@@ -779,7 +769,7 @@ static void write_scale(const vc_opt_t *o, const void *obj, FILE *out, int inden
 {
     (void)o, (void)user;
     const vc_job_t *j = &((const vc_campaign_job_t *)obj)->job;
-    write_list_open(out);
+    fputs("(\n", out);
     for (int i = 0; i < j->nscale; i++) {
         fprintf(out, "%*s{ label = ", indent + 4, "");
         vc_opt_write_string(out, j->scale[i].label);
@@ -825,7 +815,7 @@ static void write_group_list(const vc_opt_t *table, const void *base, size_t str
                              int (*variant)(const void *el), FILE *out, int indent,
                              const vc_campaign_t *c)
 {
-    write_list_open(out);
+    fputs("(\n", out);
     for (size_t i = 0; i < n; i++) {
         const void *el = (const char *)base + i * stride;
         fprintf(out, "%*s{\n", indent + 2, "");
@@ -915,27 +905,49 @@ static int check_bucket(const vc_target_t *t, const config_setting_t *s, const c
     return 0;
 }
 
-static void read_targets(vc_campaign_t *c, const config_setting_t *list, vc_opt_ctx_t *ctx)
+/* Length of a top-level list (targets, agents, jobs); -1 after reporting
+ * that it is not a list of groups or has too few or too many elements. */
+static int section_len(const config_setting_t *list, const char *name, const char *noun, int min,
+                       int max, const char *example, vc_opt_ctx_t *ctx)
 {
-    int t = config_setting_type(list);
-    if (t != CONFIG_TYPE_LIST) {
-        vc_opt_error(ctx, list, "targets", "expects a list of groups: targets = ( { name = ...; "
-                                           "kind = \"s3\"; ... } );");
-        return;
+    if (config_setting_type(list) != CONFIG_TYPE_LIST) {
+        vc_opt_error(ctx, list, name, "expects a list of groups: %s = ( %s );", name, example);
+        return -1;
     }
     int n = config_setting_length(list);
+    if (n < min) {
+        vc_opt_error(ctx, list, name, "is empty: a campaign needs at least one %s", noun);
+        return -1;
+    }
+    if (n > max) {
+        vc_opt_error(ctx, list, name, "has %d %ss; at most %d", n, noun, max);
+        return -1;
+    }
+    return n;
+}
+
+/* Element i of a section list, or NULL after reporting that it is no group. */
+static const config_setting_t *section_group(const config_setting_t *list, int i, const char *name,
+                                             char *path, size_t plen, vc_opt_ctx_t *ctx)
+{
+    const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
+    snprintf(path, plen, "%s[%d]", name, i);
+    if (config_setting_type(g) != CONFIG_TYPE_GROUP) {
+        vc_opt_error(ctx, g, path, "expects a group { name = ...; ... }");
+        return NULL;
+    }
+    return g;
+}
+
+static void read_targets(vc_campaign_t *c, const config_setting_t *list, vc_opt_ctx_t *ctx)
+{
+    int n = section_len(list, "targets", "target", 0, VC_CAMPAIGN_MAX_TARGETS,
+                        "{ name = \"s3\"; kind = \"s3\"; bucket = ...; }", ctx);
     for (int i = 0; i < n; i++) {
-        const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
         char path[64];
-        snprintf(path, sizeof path, "targets[%d]", i);
-        if (config_setting_type(g) != CONFIG_TYPE_GROUP) {
-            vc_opt_error(ctx, g, path, "expects a group { name = ...; kind = ...; ... }");
+        const config_setting_t *g = section_group(list, i, "targets", path, sizeof path, ctx);
+        if (!g)
             continue;
-        }
-        if (c->ntargets >= VC_CAMPAIGN_MAX_TARGETS) {
-            vc_opt_error(ctx, g, path, "too many targets (at most %d)", VC_CAMPAIGN_MAX_TARGETS);
-            return;
-        }
         vc_target_t tg;
         vc_target_init(&tg);
         const config_setting_t *ks = config_setting_get_member(g, "kind");
@@ -947,7 +959,9 @@ static void read_targets(vc_campaign_t *c, const config_setting_t *list, vc_opt_
             if (strcmp(kind, target_kind_names[k]) == 0)
                 v = k;
         if (ks && v < 0) {
-            vc_opt_error(ctx, ks, path, "kind must be \"s3\" or \"ais\"");
+            char sub[96];
+            snprintf(sub, sizeof sub, "%s.kind", path);
+            vc_opt_error(ctx, ks, sub, "kind must be \"s3\" or \"ais\"");
             v = 0;
         }
         if (!ks)
@@ -974,10 +988,6 @@ static void read_targets(vc_campaign_t *c, const config_setting_t *list, vc_opt_
                                           "or ht", tg.provider);
             }
         }
-        if ((m = config_setting_get_member(g, "region")) && !valid_text(tg.region)) {
-            snprintf(sub, sizeof sub, "%s.region", path);
-            vc_opt_error(ctx, m, sub, "contains control characters");
-        }
         if (*tg.name) {
             int dup = vc_campaign_target_find(c, tg.name);
             if (dup >= 0) {
@@ -993,35 +1003,16 @@ static void read_targets(vc_campaign_t *c, const config_setting_t *list, vc_opt_
 
 static void read_agents(vc_campaign_t *c, const config_setting_t *list, vc_opt_ctx_t *ctx)
 {
-    if (config_setting_type(list) != CONFIG_TYPE_LIST) {
-        vc_opt_error(ctx, list, "agents", "expects a list of groups: agents = ( { name = \"ec2\"; "
-                                          "site = \"EC2 same region\"; } );");
-        return;
-    }
-    int n = config_setting_length(list);
-    if (n == 0)
-        vc_opt_error(ctx, list, "agents", "is empty: a campaign needs at least one agent");
+    int n = section_len(list, "agents", "agent", 1, VC_CAMPAIGN_MAX_AGENTS,
+                        "{ name = \"ec2\"; site = \"EC2 same region\"; }", ctx);
     for (int i = 0; i < n; i++) {
-        const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
         char path[64];
-        snprintf(path, sizeof path, "agents[%d]", i);
-        if (config_setting_type(g) != CONFIG_TYPE_GROUP) {
-            vc_opt_error(ctx, g, path, "expects a group { name = ...; site = ...; }");
+        const config_setting_t *g = section_group(list, i, "agents", path, sizeof path, ctx);
+        if (!g)
             continue;
-        }
-        if (c->nagents >= VC_CAMPAIGN_MAX_AGENTS) {
-            vc_opt_error(ctx, g, path, "too many agents (at most %d)", VC_CAMPAIGN_MAX_AGENTS);
-            return;
-        }
         vc_campaign_agent_t a;
         memset(&a, 0, sizeof a);
         vc_opt_read_group(agent_opts, g, &a, 0, NULL, path, ctx);
-        const config_setting_t *m = config_setting_get_member(g, "site");
-        if (m && !valid_text(a.site)) {
-            char sub[96];
-            snprintf(sub, sizeof sub, "%s.site", path);
-            vc_opt_error(ctx, m, sub, "contains control characters");
-        }
         if (*a.name) {
             int dup = vc_campaign_agent_find(c, a.name);
             if (dup >= 0) {
@@ -1069,8 +1060,9 @@ static void check_job(vc_campaign_t *c, pending_job_t *pj, const config_setting_
             snprintf(sub, sizeof sub, "%s.prefix", path);
             check_prefix(j->prefix, m, sub, ctx);
         }
+        snprintf(sub, sizeof sub, "%s.agents", path);
         if (e->nagents > 1 && pj->given_agents)
-            vc_opt_error(ctx, config_setting_get_member(g, "agents"), path,
+            vc_opt_error(ctx, config_setting_get_member(g, "agents"), sub,
                          "a populate job runs on one agent: %d agents would each write `count` "
                          "objects under the same prefix",
                          e->nagents);
@@ -1115,11 +1107,6 @@ static void check_job(vc_campaign_t *c, pending_job_t *pj, const config_setting_
             snprintf(sub, sizeof sub, "%s.key_prefix", path);
             check_prefix(j->key_prefix, m, sub, ctx);
         }
-        if (j->kind == VC_WL_OPS && (m = config_setting_get_member(g, "upload_file")) &&
-            !valid_text(j->upload_file)) {
-            snprintf(sub, sizeof sub, "%s.upload_file", path);
-            vc_opt_error(ctx, m, sub, "contains control characters");
-        }
         break;
     default:
         break;
@@ -1146,20 +1133,10 @@ static int push_job(vc_campaign_t *c, const vc_campaign_job_t *e, const config_s
 
 static void read_jobs(vc_campaign_t *c, const config_setting_t *list, vc_opt_ctx_t *ctx)
 {
-    if (config_setting_type(list) != CONFIG_TYPE_LIST) {
-        vc_opt_error(ctx, list, "jobs", "expects a list of groups: jobs = ( { name = ...; kind "
-                                        "= ...; ... } );");
+    int n = section_len(list, "jobs", "job", 1, VC_CAMPAIGN_MAX_JOBS,
+                        "{ name = ...; kind = ...; ... }", ctx);
+    if (n < 0)
         return;
-    }
-    int n = config_setting_length(list);
-    if (n == 0) {
-        vc_opt_error(ctx, list, "jobs", "is empty: a campaign needs at least one job");
-        return;
-    }
-    if (n > VC_CAMPAIGN_MAX_JOBS) {
-        vc_opt_error(ctx, list, "jobs", "has %d jobs; at most %d", n, VC_CAMPAIGN_MAX_JOBS);
-        return;
-    }
     pending_job_t *pend = calloc((size_t)n, sizeof *pend);
     const config_setting_t **groups = calloc((size_t)n, sizeof *groups);
     if (!pend || !groups) {
@@ -1167,24 +1144,24 @@ static void read_jobs(vc_campaign_t *c, const config_setting_t *list, vc_opt_ctx
         goto done;
     }
     for (int i = 0; i < n; i++) {
-        const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
         pending_job_t *pj = &pend[i];
         char path[64];
-        snprintf(path, sizeof path, "jobs[%d]", i);
-        groups[i] = g;
+        const config_setting_t *g = section_group(list, i, "jobs", path, sizeof path, ctx);
+        groups[i] = g ? g : list;
         pj->e.job.kind = VC_WL_COUNT; /* not read */
-        if (config_setting_type(g) != CONFIG_TYPE_GROUP) {
-            vc_opt_error(ctx, g, path, "expects a group { name = ...; kind = ...; ... }");
+        if (!g)
             continue;
-        }
         const config_setting_t *ks = config_setting_get_member(g, "kind");
         int kind = ks && config_setting_type(ks) == CONFIG_TYPE_STRING
                        ? vc_workload_parse(config_setting_get_string(ks))
                        : -1;
         if (kind < 0) {
-            if (ks)
-                vc_opt_error(ctx, ks, path, "kind must be one of populate, list-scale, ops, "
-                                            "probe, calibrate, null");
+            if (ks) {
+                char sub[96];
+                snprintf(sub, sizeof sub, "%s.kind", path);
+                vc_opt_error(ctx, ks, sub, "kind must be one of populate, list-scale, ops, "
+                                           "probe, calibrate, null");
+            }
             else
                 vc_opt_error(ctx, g, path, "missing required setting 'kind' (populate, "
                                            "list-scale, ops, probe, calibrate or null)");
@@ -1201,7 +1178,6 @@ static void read_jobs(vc_campaign_t *c, const config_setting_t *list, vc_opt_ctx
         const config_setting_t *sf = config_setting_get_member(g, "scale_from");
         if (sf && kind == VC_WL_POPULATE && config_setting_type(sf) == CONFIG_TYPE_STRING) {
             snprintf(pj->scale_from, sizeof pj->scale_from, "%s", config_setting_get_string(sf));
-            pj->scale_from_line = config_setting_source_line(sf);
             if (!*pj->scale_from) {
                 char sub[96];
                 snprintf(sub, sizeof sub, "%s.scale_from", path);
@@ -1280,8 +1256,7 @@ static vc_status_t load(config_t *cfg, int ok, const char *name, vc_campaign_t *
                         strerror(errno ? errno : EIO));
             return VC_ERR_IO;
         }
-        vc_diag_add(diag, config_error_file(cfg) ? config_error_file(cfg) : name,
-                    config_error_line(cfg), NULL, "syntax error: %s", config_error_text(cfg));
+        vc_opt_syntax_error(cfg, name, diag);
         return VC_ERR_CONFIG;
     }
     c = calloc(1, sizeof *c);
@@ -1296,21 +1271,12 @@ static vc_status_t load(config_t *cfg, int ok, const char *name, vc_campaign_t *
     vc_opt_ctx_t ctx = {.file = name, .diag = diag, .errors = 0, .user = c};
     const config_setting_t *root = config_root_setting(cfg);
     vc_opt_read_group(campaign_opts, root, c, 0, NULL, "", &ctx);
-    if (!valid_text(c->description)) {
-        /* Multi-line descriptions are fine; other control characters are not. */
-        for (const char *p = c->description; *p; p++)
-            if ((unsigned char)*p < 0x20 && *p != '\n' && *p != '\t') {
-                vc_opt_error(&ctx, config_setting_get_member(root, "description"), "description",
-                             "contains control characters");
-                break;
-            }
-    }
     const config_setting_t *s;
     if ((s = config_setting_get_member(root, "targets")))
         read_targets(c, s, &ctx);
     if ((s = config_setting_get_member(root, "agents")))
         read_agents(c, s, &ctx);
-    if ((s = config_setting_get_member(root, "jobs")) && c->nagents > 0)
+    if ((s = config_setting_get_member(root, "jobs")))
         read_jobs(c, s, &ctx);
     if (ctx.errors == 0) {
         *out = c;

@@ -17,8 +17,11 @@ void vc_diag_destroy(vc_diag_t **p);
 /* Adds one message; file, path may be NULL or empty, line <= 0 for none. */
 void vc_diag_add(vc_diag_t *d, const char *file, int line, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/* Messages added, counting those dropped past the cap (500) that keeps a
+ * file of garbage from growing the list without end. */
 size_t vc_diag_count(const vc_diag_t *d);
-/* The i-th message (0-based), in the order added; NULL when out of range. */
+/* The i-th message (0-based), in the order added; NULL when out of range
+ * or dropped. */
 const char *vc_diag_get(const vc_diag_t *d, size_t i);
 /* Prints every message, one per line. */
 void vc_diag_print(const vc_diag_t *d, FILE *out);

@@ -32,6 +32,18 @@ void vc_opt_error(vc_opt_ctx_t *ctx, const config_setting_t *s, const char *path
     ctx->errors++;
 }
 
+void vc_opt_syntax_error(const config_t *cfg, const char *file, vc_diag_t *diag)
+{
+    const char *text = config_error_text(cfg) ? config_error_text(cfg) : "cannot parse";
+    const char *where = config_error_file(cfg) ? config_error_file(cfg) : file;
+    if (strcmp(text, "syntax error") == 0)
+        vc_diag_add(diag, where, config_error_line(cfg), NULL,
+                    "syntax error: look for a missing ',' between list elements, a missing ';' "
+                    "after a setting, or an unclosed bracket or quote, here or just before");
+    else
+        vc_diag_add(diag, where, config_error_line(cfg), NULL, "syntax error: %s", text);
+}
+
 static const char *type_name(int t)
 {
     switch (t) {
@@ -153,6 +165,15 @@ int vc_opt_read_one(const vc_opt_t *o, const config_setting_t *s, void *obj, con
         if (n >= o->size) {
             vc_opt_error(ctx, s, path, "too long (%zu characters; at most %zu)", n, o->size - 1);
             return 1;
+        }
+        for (size_t i = 0; i < n; i++) {
+            unsigned char ch = (unsigned char)str[i];
+            if ((ch < 0x20 || ch == 0x7f) &&
+                !((o->flags & VC_OPT_MULTILINE) && (ch == '\n' || ch == '\t'))) {
+                vc_opt_error(ctx, s, path, "contains a control character (code %u) at position "
+                                           "%zu", ch, i);
+                return 1;
+            }
         }
         if ((o->flags & VC_OPT_NONEMPTY) && n == 0) {
             vc_opt_error(ctx, s, path, "must not be empty");
@@ -357,7 +378,7 @@ int vc_opt_read_group(const vc_opt_t *table, const config_setting_t *group, void
         if (!(o->flags & VC_OPT_REQUIRED) || (o->mask && !(o->mask & (1u << v))))
             continue;
         if (!config_setting_get_member(group, o->name)) {
-            vc_opt_error(ctx, group, path, "missing required setting '%s' (%s)", o->name, o->help);
+            vc_opt_error(ctx, group, path, "missing required setting '%s': %s", o->name, o->help);
             errors++;
         }
     }

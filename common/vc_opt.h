@@ -33,6 +33,8 @@ enum {
     VC_OPT_INPUT_ONLY = 1u << 1, /* read but not written back (expanded into other options) */
     VC_OPT_NONEMPTY = 1u << 2,   /* strings: "" is an error */
     VC_OPT_NAME = 1u << 3,       /* strings: a name, [A-Za-z0-9_.-]+ */
+    VC_OPT_MULTILINE = 1u << 4,  /* strings: newlines and tabs allowed (other control
+                                  * characters never are, in any string) */
 };
 
 typedef struct vc_opt_s vc_opt_t;
@@ -69,6 +71,9 @@ struct vc_opt_s {
 /* Reports an error at setting s (its line) or at line 0 when s is NULL. */
 void vc_opt_error(vc_opt_ctx_t *ctx, const config_setting_t *s, const char *path, const char *fmt,
                   ...) __attribute__((format(printf, 4, 5)));
+
+/* Reports the parse error libconfig left in cfg (file, line, what). */
+void vc_opt_syntax_error(const config_t *cfg, const char *file, vc_diag_t *diag);
 
 /* Reads every setting of group into obj for variant v (0..31). Reports
  * unknown names (with a suggestion, and a pointed message for anything that

@@ -57,7 +57,7 @@ static const unit_t count_units[] = {
     {"g", 1000000000LL},
     {NULL, 0},
 };
-static const char count_unit_help[] = "K, M, G (powers of 1000)";
+static const char count_unit_help[] = "K, M or G, powers of 1000";
 
 static void seterr(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -94,9 +94,9 @@ static int read_number(const char *text, number_t *n)
     int seen_point = 0, digits = 0;
     for (;; p++) {
         if (isdigit((unsigned char)*p)) {
-            if (n->mantissa > (INT64_MAX - 9) / 10)
+            if (__builtin_mul_overflow(n->mantissa, 10, &n->mantissa) ||
+                __builtin_add_overflow(n->mantissa, *p - '0', &n->mantissa))
                 return -3;
-            n->mantissa = n->mantissa * 10 + (*p - '0');
             digits++;
             if (seen_point)
                 n->frac_digits++;

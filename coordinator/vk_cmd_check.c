@@ -50,8 +50,10 @@ static void print_plan(const vc_campaign_t *c, FILE *out)
             fprintf(out, "#   wave %-4d agent %-12s slice %d", steps[i].wave,
                     vc_campaign_agent(c, (size_t)steps[i].agent)->name, sj->slice);
             if (sj->kind == VC_WL_LIST_SCALE)
-                fprintf(out, ": scale %s run %d..%d%s%s", sj->nscale ? sj->scale[0].label : "?",
-                        sj->run_first, sj->run_first + sj->runs - 1,
+                fprintf(out, ": scale %s%s%s run %d..%d%s%s", sj->nscale ? sj->scale[0].label : "?",
+                        sj->nscale > 1 ? ".." : "",
+                        sj->nscale > 1 ? sj->scale[sj->nscale - 1].label : "", sj->run_first,
+                        sj->run_first + sj->runs - 1,
                         sj->nbi_create && (sj->paths & VC_PATH_AIS_NBI) ? " +create" : "",
                         sj->nbi_destroy && (sj->paths & VC_PATH_AIS_NBI) ? " +destroy" : "");
             else if (sj->kind == VC_WL_OPS)

@@ -2,6 +2,7 @@
 #include "vk_report_json.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <sqlite3.h>
@@ -30,6 +31,28 @@ static json_t *stats_ms(const vc_stats_summary_t *d)
                      jms(d->nr_p99));
 }
 
+/* The s3bench per-iteration rows (user, system, real seconds). */
+static json_t *iters_json(const vk_group_t *g)
+{
+    if (!g->niters)
+        return json_null();
+    json_t *a = json_array();
+    for (size_t i = 0; i < g->niters; i++) {
+        const vk_iter_t *it = &g->iters[i];
+        json_array_append_new(
+            a, json_pack("{s:i, s:o, s:o, s:o, s:s?}", "run", it->run, "user_s",
+                         it->cpu_user_us >= 0 ? json_real((double)it->cpu_user_us / 1e6)
+                                              : json_null(),
+                         "sys_s",
+                         it->cpu_sys_us >= 0 ? json_real((double)it->cpu_sys_us / 1e6)
+                                             : json_null(),
+                         "real_s",
+                         it->failed ? json_null() : json_real((double)it->duration_ns / 1e9),
+                         "error", it->failed ? it->error : NULL));
+    }
+    return a;
+}
+
 static json_t *group_json(const vk_group_t *g)
 {
     json_t *phases = json_object(), *ec = json_object();
@@ -38,7 +61,7 @@ static json_t *group_json(const vk_group_t *g)
     for (int c = 1; c < VC_EC_COUNT; c++)
         json_object_set_new(ec, vc_errclass_name((vc_errclass_t)c),
                             json_integer((json_int_t)g->err_by_class[c]));
-    return json_pack(
+    json_t *o = json_pack(
         "{s:s, s:s, s:s, s:s, s:s, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:b, s:b, s:o, s:b,"
         " s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:s?}",
         "job", g->job, "agent", g->agent, "site", g->site, "op", g->op, "label", g->label,
@@ -52,6 +75,11 @@ static json_t *group_json(const vk_group_t *g)
         jnum(g->cpu_user_s), "cpu_sys_s", jnum(g->cpu_sys_s), "real_s", jnum(g->real_s),
         "bytes_sent", (json_int_t)g->bytes_sent, "bytes_recv", (json_int_t)g->bytes_recv,
         "errors_by_class", ec, "first_error", g->first_error[0] ? g->first_error : NULL);
+    if (o) {
+        json_object_set_new(o, "iterations", iters_json(g));
+        json_object_set_new(o, "iterations_truncated", json_boolean(g->iters_truncated));
+    }
+    return o;
 }
 
 static json_t *seed_path(const vk_group_t *g)
@@ -88,8 +116,9 @@ json_t *vk_report_json_build(const vk_summary_t *s)
     for (size_t i = 0; i < s->njobs; i++) {
         const vk_job_info_t *j = &s->jobs[i];
         json_array_append_new(
-            jobs, json_pack("{s:s, s:s, s:s, s:s, s:o, s:I, s:I, s:I, s:s?}", "job", j->job,
-                            "agent", j->agent, "site", j->site, "status", j->status, "expected",
+            jobs, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:I, s:I, s:I, s:s?}", "job",
+                            j->job, "agent", j->agent, "site", j->site, "workload", j->workload,
+                            "target", j->target, "status", j->status, "expected",
                             j->expected >= 0 ? json_integer(j->expected) : json_null(),
                             "received", (json_int_t)j->received, "duplicates",
                             (json_int_t)j->duplicates, "errors", (json_int_t)j->errors,
@@ -118,6 +147,24 @@ vc_status_t vk_report_json(const vk_summary_t *s, FILE *out)
     return r || ferror(out) ? VC_ERR_IO : VC_OK;
 }
 
+/* A text column as a JSON string; text that is not valid UTF-8 (a message cut
+ * inside a character by an agent) is exported scrubbed rather than lost. */
+static json_t *text_json(const char *v)
+{
+    if (!v)
+        return json_null();
+    json_t *j = json_string(v);
+    if (j)
+        return j;
+    char *copy = strdup(v);
+    if (!copy)
+        return NULL;
+    vk_text_scrub(copy);
+    j = json_string(copy);
+    free(copy);
+    return j;
+}
+
 vc_status_t vk_report_json_raw(vk_store_t *st, const vk_filter_t *f, FILE *out)
 {
     sqlite3_stmt *q = NULL;
@@ -139,9 +186,8 @@ vc_status_t vk_report_json_raw(vk_store_t *st, const vk_filter_t *f, FILE *out)
             case SQLITE_NULL: v = json_null(); break;
             case SQLITE_INTEGER: v = json_integer(sqlite3_column_int64(q, c)); break;
             case SQLITE_FLOAT: v = json_real(sqlite3_column_double(q, c)); break;
-            default: v = json_string((const char *)sqlite3_column_text(q, c));
+            default: v = text_json((const char *)sqlite3_column_text(q, c));
             }
-            /* a string that is not UTF-8 comes back NULL: export it as null */
             json_object_set_new(o, vk_report_raw_columns[c], v ? v : json_null());
         }
         fputs(n++ ? ",\n" : "\n", out);

@@ -137,8 +137,8 @@ void vk_report_text_s3bench(const vk_summary_t *s, size_t job_index, FILE *out)
             if (g->job_index != job_index || strcmp(g->op, ops[o]) != 0)
                 continue;
             if (!header) {
-                fprintf(out, "From %s (agent %s), job %s\n\n", j->site[0] ? j->site : "-",
-                        j->agent, j->job);
+                fprintf(out, "From %s to %s  (agent %s, job %s)\n\n", j->site[0] ? j->site : "-",
+                        j->target[0] ? j->target : "-", j->agent, j->job);
                 header = 1;
             }
             fprintf(out, "Benchmark: %s (%zu times)", vk_s3bench_label(g->op), g->total);

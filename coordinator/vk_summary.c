@@ -2,13 +2,13 @@
 #include "vk_summary.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <sqlite3.h>
 
+#include "vc_job_json.h"
 #include "vc_log.h"
 
 static const char *const phase_names[VK_PH_COUNT] = {"dns", "connect", "tls", "first_byte",
@@ -49,6 +49,52 @@ int vk_op_is_baseline(const char *op)
     return strcmp(op, "probe-connect") == 0 || strcmp(op, "probe-head") == 0;
 }
 
+/* Length of the valid UTF-8 sequence at p (1..4), or 0. */
+static int utf8_len(const unsigned char *p)
+{
+    int n;
+    uint32_t cp;
+    if (p[0] < 0x80)
+        return 1;
+    if ((p[0] & 0xe0) == 0xc0)
+        n = 2, cp = p[0] & 0x1f;
+    else if ((p[0] & 0xf0) == 0xe0)
+        n = 3, cp = p[0] & 0x0f;
+    else if ((p[0] & 0xf8) == 0xf0)
+        n = 4, cp = p[0] & 0x07;
+    else
+        return 0;
+    for (int i = 1; i < n; i++) {
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (p[i] & 0x3f);
+    }
+    static const uint32_t min[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < min[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return n;
+}
+
+static void scrub(char *s, int keep_lines)
+{
+    unsigned char *p = (unsigned char *)s;
+    while (p && *p) {
+        int n = utf8_len(p);
+        int line = keep_lines && (*p == '\n' || *p == '\t');
+        int ctl = n == 1 && (*p < 0x20 || *p == 0x7f) && !line;
+        if (n == 0 || ctl) {
+            *p++ = '?';
+            continue;
+        }
+        p += n;
+    }
+}
+
+void vk_text_scrub(char *s)
+{
+    scrub(s, 0);
+}
+
 static int is_listing_op(const char *op)
 {
     return vk_op_rank(op) <= 3;
@@ -67,30 +113,36 @@ typedef struct {
     size_t n, cap;
 } vec32_t;
 
+/* Grows the array that *pp (a pointer to any object pointer) points to so
+ * that item n fits; -1 when out of memory. The pointer is read and written
+ * with memcpy because its type is not void *. */
+static int grow(void *pp, size_t *cap, size_t n, size_t elem)
+{
+    if (n < *cap)
+        return 0;
+    void *v;
+    memcpy(&v, pp, sizeof v);
+    size_t ncap = *cap ? *cap + *cap / 2 : 16;
+    void *p = realloc(v, ncap * elem);
+    if (!p)
+        return -1;
+    memcpy(pp, &p, sizeof p);
+    *cap = ncap;
+    return 0;
+}
+
 static int vec64_push(vec64_t *a, int64_t x)
 {
-    if (a->n == a->cap) {
-        size_t cap = a->cap ? a->cap + a->cap / 2 : 16;
-        int64_t *p = realloc(a->v, cap * sizeof *p);
-        if (!p)
-            return -1;
-        a->v = p;
-        a->cap = cap;
-    }
+    if (grow(&a->v, &a->cap, a->n, sizeof *a->v))
+        return -1;
     a->v[a->n++] = x;
     return 0;
 }
 
 static int vec32_push(vec32_t *a, int32_t x)
 {
-    if (a->n == a->cap) {
-        size_t cap = a->cap ? a->cap + a->cap / 2 : 16;
-        int32_t *p = realloc(a->v, cap * sizeof *p);
-        if (!p)
-            return -1;
-        a->v = p;
-        a->cap = cap;
-    }
+    if (grow(&a->v, &a->cap, a->n, sizeof *a->v))
+        return -1;
     a->v[a->n++] = x;
     return 0;
 }
@@ -111,14 +163,16 @@ typedef struct {
     size_t tcap;
 } groups_t;
 
+/* Keys are the op and label as far as the group's fields hold them: longer
+ * texts (only possible in a file written by something else) share a group. */
 static uint64_t hash_key(size_t job, const char *op, const char *label, int64_t scale)
 {
     uint64_t h = 1469598103934665603ULL ^ (uint64_t)job;
-    for (const char *p = op; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    for (size_t i = 0; i < VC_OP_MAX - 1 && op[i]; i++)
+        h = (h ^ (unsigned char)op[i]) * 1099511628211ULL;
     h = (h ^ 0xff) * 1099511628211ULL;
-    for (const char *p = label; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    for (size_t i = 0; i < VC_LABEL_MAX - 1 && label[i]; i++)
+        h = (h ^ (unsigned char)label[i]) * 1099511628211ULL;
     h ^= (uint64_t)scale * 0x9E3779B97F4A7C15ULL;
     return h ^ (h >> 29);
 }
@@ -126,8 +180,9 @@ static uint64_t hash_key(size_t job, const char *op, const char *label, int64_t 
 static int acc_matches(const acc_t *a, size_t job, const char *op, const char *label,
                        int64_t scale)
 {
-    return a->g.job_index == job && a->g.scale == scale && strcmp(a->g.op, op) == 0 &&
-           strcmp(a->g.label, label) == 0;
+    return a->g.job_index == job && a->g.scale == scale &&
+           strncmp(a->g.op, op, sizeof a->g.op - 1) == 0 &&
+           strncmp(a->g.label, label, sizeof a->g.label - 1) == 0;
 }
 
 static int groups_rehash(groups_t *gs, size_t tcap)
@@ -161,14 +216,8 @@ static acc_t *groups_get(groups_t *gs, size_t job, const char *op, const char *l
             return a;
         h = (h + 1) & (gs->tcap - 1);
     }
-    if (gs->n == gs->cap) {
-        size_t cap = gs->cap ? gs->cap * 2 : 32;
-        acc_t *p = realloc(gs->acc, cap * sizeof *p);
-        if (!p)
-            return NULL;
-        gs->acc = p;
-        gs->cap = cap;
-    }
+    if (grow(&gs->acc, &gs->cap, gs->n, sizeof *gs->acc))
+        return NULL;
     acc_t *a = &gs->acc[gs->n];
     memset(a, 0, sizeof *a);
     a->g.job_index = job;
@@ -195,18 +244,6 @@ static void acc_free(acc_t *a)
 
 /* ------------------------------------------------------------------------ */
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || !errlen)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
-
 static void col_text(char *dst, size_t size, sqlite3_stmt *s, int col)
 {
     const char *v = (const char *)sqlite3_column_text(s, col);
@@ -216,6 +253,12 @@ static void col_text(char *dst, size_t size, sqlite3_stmt *s, int col)
 static int64_t col_i64(sqlite3_stmt *s, int col, int64_t unknown)
 {
     return sqlite3_column_type(s, col) == SQLITE_NULL ? unknown : sqlite3_column_int64(s, col);
+}
+
+/* A column of the scan, which has no NULL numbers (SCAN_SQL). */
+static int64_t scan_i64(sqlite3_stmt *s, int col)
+{
+    return sqlite3_column_int64(s, col);
 }
 
 static vc_status_t read_campaign(sqlite3 *db, vk_summary_t *sum)
@@ -231,9 +274,32 @@ static vc_status_t read_campaign(sqlite3 *db, vk_summary_t *sum)
         sum->campaign.start_ns = col_i64(s, 2, 0);
         sum->campaign.end_ns = col_i64(s, 3, 0);
         col_text(sum->campaign.version, sizeof sum->campaign.version, s, 4);
+        vk_text_scrub(sum->campaign.name);
+        vk_text_scrub(sum->campaign.version);
+        scrub(sum->campaign.config, 1); /* a config keeps its lines */
     }
     sqlite3_finalize(s);
     return VC_OK;
+}
+
+/* The workload and target of a job from its stored spec (vc_job_json), for
+ * headings; a missing or unreadable spec leaves them empty. */
+static void describe_spec(vk_job_info_t *j, const char *spec)
+{
+    if (!spec || !*spec)
+        return;
+    vc_job_t *job = malloc(sizeof *job);
+    char err[256];
+    if (job && vc_job_from_json(spec, job, err, sizeof err) == VC_OK) {
+        snprintf(j->workload, sizeof j->workload, "%s", vc_workload_name(job->kind));
+        if (job->target.name[0] && job->target.bucket[0])
+            snprintf(j->target, sizeof j->target, "%s (%s)", job->target.name,
+                     job->target.bucket);
+        else
+            snprintf(j->target, sizeof j->target, "%s", job->target.name);
+        vk_text_scrub(j->target);
+    }
+    free(job);
 }
 
 /* Reads the (job, agent) rows that pass the filter; job_of_row maps a
@@ -261,7 +327,8 @@ static vc_status_t read_jobs(sqlite3 *db, const vk_filter_t *f, vk_summary_t *su
         return VC_ERR_NOMEM;
     if (sqlite3_prepare_v2(db, "SELECT j.id, j.job, a.name, a.site, j.status,"
                                " coalesce(j.expected, -1), j.received, j.duplicates, j.errors,"
-                               " j.error_text FROM jobs j JOIN agents a ON a.id = j.agent_id"
+                               " j.error_text, j.spec FROM jobs j"
+                               " JOIN agents a ON a.id = j.agent_id"
                                " ORDER BY j.job, a.name",
                            -1, &s, NULL) != SQLITE_OK)
         return VC_ERR_IO;
@@ -279,6 +346,12 @@ static vc_status_t read_jobs(sqlite3 *db, const vk_filter_t *f, vk_summary_t *su
         j->duplicates = sqlite3_column_int64(s, 7);
         j->errors = sqlite3_column_int64(s, 8);
         col_text(j->error_text, sizeof j->error_text, s, 9);
+        vk_text_scrub(j->job);
+        vk_text_scrub(j->agent);
+        vk_text_scrub(j->site);
+        vk_text_scrub(j->status);
+        vk_text_scrub(j->error_text);
+        describe_spec(j, (const char *)sqlite3_column_text(s, 10));
         if (id >= 0 && id <= maxid)
             (*job_of_row)[id] = ++sum->njobs;
     }
@@ -294,8 +367,8 @@ enum {
 /* Phase durations of one successful sample, µs; -1 where unknown. */
 static void phases_of(sqlite3_stmt *s, int64_t dur_ns, int64_t out[VK_PH_COUNT])
 {
-    int64_t dns = col_i64(s, C_DNS, -1), conn = col_i64(s, C_CONN, -1);
-    int64_t tls = col_i64(s, C_TLS, -1), ttfb = col_i64(s, C_TTFB, -1);
+    int64_t dns = scan_i64(s, C_DNS), conn = scan_i64(s, C_CONN);
+    int64_t tls = scan_i64(s, C_TLS), ttfb = scan_i64(s, C_TTFB);
     for (int p = 0; p < VK_PH_COUNT; p++)
         out[p] = -1;
     out[VK_PH_DNS] = dns;
@@ -324,7 +397,7 @@ static vc_status_t add_row(acc_t *a, sqlite3_stmt *s)
     if (flags & VC_SF_RETRIED || sqlite3_column_int64(s, C_RETRIES) > 0)
         g->retried++;
     int64_t ec = sqlite3_column_int64(s, C_ECLASS);
-    int64_t dur = col_i64(s, C_DUR, -1);
+    int64_t dur = scan_i64(s, C_DUR);
     int failed = ec != VC_EC_NONE || dur < 0;
     char errtext[sizeof g->first_error] = "";
     if (failed) {
@@ -334,13 +407,14 @@ static vc_status_t add_row(acc_t *a, sqlite3_stmt *s)
         const char *msg = (const char *)sqlite3_column_text(s, C_EMSG);
         snprintf(errtext, sizeof errtext, "%s%s%s", code ? code : "",
                  code && msg ? ": " : "", msg ? msg : (code ? "" : "no duration"));
+        vk_text_scrub(errtext);
         if (!g->first_error[0])
             snprintf(g->first_error, sizeof g->first_error, "%s", errtext);
     } else {
         g->ok++;
         if (vec64_push(&a->dur, dur))
             return VC_ERR_NOMEM;
-        int64_t server = col_i64(s, C_SERVER, -1);
+        int64_t server = scan_i64(s, C_SERVER);
         if (server >= 0 && vec64_push(&a->server, server))
             return VC_ERR_NOMEM;
         int64_t ph[VK_PH_COUNT];
@@ -349,12 +423,12 @@ static vc_status_t add_row(acc_t *a, sqlite3_stmt *s)
             if (ph[p] >= 0 && vec32_push(&a->phase[p], ph[p] > INT32_MAX ? INT32_MAX
                                                                            : (int32_t)ph[p]))
                 return VC_ERR_NOMEM;
-        int64_t cu = col_i64(s, C_CPU_U, -1), cs = col_i64(s, C_CPU_S, -1);
+        int64_t cu = scan_i64(s, C_CPU_U), cs = scan_i64(s, C_CPU_S);
         g->cpu_user_s += cu > 0 ? (double)cu / 1e6 : 0;
         g->cpu_sys_s += cs > 0 ? (double)cs / 1e6 : 0;
         g->real_s += (double)dur / 1e9;
-        g->bytes_sent += col_i64(s, C_BSENT, 0);
-        g->bytes_recv += col_i64(s, C_BRECV, 0);
+        g->bytes_sent += scan_i64(s, C_BSENT);
+        g->bytes_recv += scan_i64(s, C_BRECV);
     }
     if (!a->want_iters)
         return VC_OK;
@@ -362,19 +436,14 @@ static vc_status_t add_row(acc_t *a, sqlite3_stmt *s)
         g->iters_truncated = 1;
         return VC_OK;
     }
-    if (g->niters == a->iter_cap) {
-        size_t cap = a->iter_cap ? a->iter_cap * 2 : 16;
-        vk_iter_t *p = realloc(g->iters, cap * sizeof *p);
-        if (!p)
-            return VC_ERR_NOMEM;
-        g->iters = p;
-        a->iter_cap = cap;
-    }
+    if (grow(&g->iters, &a->iter_cap, g->niters, sizeof *g->iters))
+        return VC_ERR_NOMEM;
     vk_iter_t *it = &g->iters[g->niters++];
     memset(it, 0, sizeof *it);
-    it->run = (int32_t)col_i64(s, C_RUN, (int64_t)g->niters - 1);
-    it->cpu_user_us = col_i64(s, C_CPU_U, -1);
-    it->cpu_sys_us = col_i64(s, C_CPU_S, -1);
+    int64_t run = scan_i64(s, C_RUN);
+    it->run = run >= 0 && run <= INT32_MAX ? (int32_t)run : (int32_t)(g->niters - 1);
+    it->cpu_user_us = scan_i64(s, C_CPU_U);
+    it->cpu_sys_us = scan_i64(s, C_CPU_S);
     it->duration_ns = dur;
     it->failed = failed;
     snprintf(it->error, sizeof it->error, "%s", errtext);
@@ -390,6 +459,9 @@ static int cmp_iter(const void *a, const void *b)
 static void finish_group(acc_t *a)
 {
     vk_group_t *g = &a->g;
+    /* Only now: the scan matched rows against the unscrubbed text. */
+    vk_text_scrub(g->op);
+    vk_text_scrub(g->label);
     vc_stats_summarize_i64(a->dur.v, a->dur.n, &g->dur);
     g->p95_too_small = vc_stats_too_small(a->dur.n, 0.95);
     g->p99_too_small = vc_stats_too_small(a->dur.n, 0.99);
@@ -531,10 +603,13 @@ static vc_status_t build_nbi(vk_summary_t *sum)
     return VC_OK;
 }
 
+/* NULLs become -1 in SQL so that the loop reads each column with one call. */
 #define SCAN_SQL                                                                                  \
-    "SELECT job_row, op, label, coalesce(scale, -1), duration_ns, server_ns, err_class, flags,"  \
-    " dns_us, connect_us, tls_us, ttfb_us, cpu_user_us, cpu_sys_us, run, err_code, err_msg,"    \
-    " bytes_sent, bytes_recv, retries FROM samples"
+    "SELECT job_row, op, label, coalesce(scale, -1), coalesce(duration_ns, -1),"                 \
+    " coalesce(server_ns, -1), err_class, flags, coalesce(dns_us, -1),"                          \
+    " coalesce(connect_us, -1), coalesce(tls_us, -1), coalesce(ttfb_us, -1),"                    \
+    " coalesce(cpu_user_us, -1), coalesce(cpu_sys_us, -1), coalesce(run, -1), err_code,"         \
+    " err_msg, coalesce(bytes_sent, 0), coalesce(bytes_recv, 0), retries FROM samples"
 
 vc_status_t vk_summary_build(vk_store_t *st, const vk_filter_t *filter, vk_summary_t **out,
                              char *err, size_t errlen)
@@ -552,13 +627,13 @@ vc_status_t vk_summary_build(vk_store_t *st, const vk_filter_t *filter, vk_summa
     if (!filter)
         filter = &none;
     if ((rc = read_campaign(db, sum)) || (rc = read_jobs(db, filter, sum, &job_of_row, &nrows))) {
-        set_err(err, errlen, "%s: cannot read campaign and jobs: %s", vk_store_path(st),
+        snprintf(err, errlen, "%s: cannot read campaign and jobs: %s", vk_store_path(st),
                 sqlite3_errmsg(db));
         goto done;
     }
     if (sqlite3_prepare_v2(db, SCAN_SQL, -1, &s, NULL) != SQLITE_OK) {
         rc = VC_ERR_IO;
-        set_err(err, errlen, "%s: %s", vk_store_path(st), sqlite3_errmsg(db));
+        snprintf(err, errlen, "%s: %s", vk_store_path(st), sqlite3_errmsg(db));
         goto done;
     }
     acc_t *last = NULL;
@@ -586,11 +661,11 @@ vc_status_t vk_summary_build(vk_store_t *st, const vk_filter_t *filter, vk_summa
     }
     if (!rc && r != SQLITE_DONE) {
         rc = VC_ERR_IO;
-        set_err(err, errlen, "%s: reading samples: %s", vk_store_path(st), sqlite3_errmsg(db));
+        snprintf(err, errlen, "%s: reading samples: %s", vk_store_path(st), sqlite3_errmsg(db));
         goto done;
     }
     if (rc) {
-        set_err(err, errlen, "out of memory summarising %s", vk_store_path(st));
+        snprintf(err, errlen, "out of memory summarising %s", vk_store_path(st));
         goto done;
     }
     sum->groups = calloc(gs.n ? gs.n : 1, sizeof *sum->groups);

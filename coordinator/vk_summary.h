@@ -83,6 +83,8 @@ typedef struct {
     char status[16];
     int64_t expected, received, duplicates, errors;
     char error_text[512];
+    char workload[24];     /* from the stored spec; empty when unknown */
+    char target[VC_NAME_MAX * 4]; /* "name (bucket)" of the job's target, or empty */
 } vk_job_info_t;
 
 /* One row of the seed's NBI latency-vs-scale table. */
@@ -125,7 +127,7 @@ typedef struct {
 } vk_filter_t;
 
 /* Reads the store and computes everything. Caller owns *out
- * (vk_summary_destroy). err says what failed. */
+ * (vk_summary_destroy). On failure err (errlen > 0 bytes) says what failed. */
 vc_status_t vk_summary_build(vk_store_t *st, const vk_filter_t *filter, vk_summary_t **out,
                              char *err, size_t errlen);
 void vk_summary_destroy(vk_summary_t **p);
@@ -141,5 +143,9 @@ int vk_op_rank(const char *op);
 const char *vk_s3bench_label(const char *op);
 /* 1 for the ops the cross-site tables show as the network baseline. */
 int vk_op_is_baseline(const char *op);
+/* Makes a string from a peer safe to print and to put in JSON: control
+ * characters and bytes that are not valid UTF-8 (a message cut in the middle
+ * of a character) become '?'. In place. */
+void vk_text_scrub(char *s);
 
 #endif

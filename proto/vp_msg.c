@@ -185,6 +185,12 @@ static const field_t job_fields[] = {
     FSTR(vc_job_t, upload_file, 0),
     FINT(vc_job_t, probe_count, 0, 0, 1000000000),
     FINT(vc_job_t, probe_interval_ms, 0, 0, DAY_MS),
+    FBOOL(vc_job_t, verify_count, 0),
+    FBOOL(vc_job_t, nbi_create, 0),
+    FBOOL(vc_job_t, nbi_destroy, 0),
+    FBOOL(vc_job_t, interleave, 0),
+    FINT(vc_job_t, run_first, 0, 0, 1000000000),
+    FINT(vc_job_t, slice, 0, 0, 1000000000),
 };
 static const table_t job_table = {job_fields, NFIELDS(job_fields), sizeof(vc_job_t)};
 
@@ -584,7 +590,7 @@ vc_status_t vp_msg_encode(const vp_msg_t *m, msgpack_sbuffer *out)
     out->size = 0;
     enc_t e = {.msg = types[m->type].name, .m = m};
     msgpack_packer_init(&e.pk, out, msgpack_sbuffer_write);
-    if (m->type == VP_SAMPLES && !out->alloc) {
+    if (m->type == VP_SAMPLES && !out->alloc && m->u.samples.nsamples <= VP_MAX_SAMPLES) {
         /* one allocation for a typical batch rather than a dozen doublings */
         size_t guess = (size_t)m->u.samples.nsamples * 128 + 64;
         char *d = malloc(guess);

@@ -35,11 +35,36 @@ static void test_continuation(void **state)
         assert_int_equal(vc_crc32c(vc_crc32c(0, s, cut), s + cut, n - cut), whole);
 }
 
+/* Lengths and alignments that exercise both the 8-byte steps and the tail,
+ * against a plain bitwise CRC written from the definition. */
+static uint32_t crc_bitwise(const unsigned char *p, size_t len)
+{
+    uint32_t c = 0xffffffffu;
+    for (size_t i = 0; i < len; i++) {
+        c ^= p[i];
+        for (int k = 0; k < 8; k++)
+            c = c & 1u ? (c >> 1) ^ 0x82F63B78u : c >> 1;
+    }
+    return ~c;
+}
+
+static void test_lengths_and_alignments(void **state)
+{
+    (void)state;
+    unsigned char buf[300];
+    for (size_t i = 0; i < sizeof buf; i++)
+        buf[i] = (unsigned char)(i * 131u + 7u);
+    for (size_t start = 0; start < 9; start++)
+        for (size_t len = 0; start + len <= sizeof buf; len += 1 + len / 7)
+            assert_int_equal(vc_crc32c(0, buf + start, len), crc_bitwise(buf + start, len));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_check_values),
         cmocka_unit_test(test_continuation),
+        cmocka_unit_test(test_lengths_and_alignments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

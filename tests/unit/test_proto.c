@@ -148,6 +148,11 @@ static void fill(vp_msg_t *m, vp_type_t type)
         snprintf(job->upload_file, sizeof job->upload_file, "/tmp/up.bin");
         job->probe_count = 4;
         job->probe_interval_ms = 250;
+        job->verify_count = 0;
+        job->nbi_destroy = 0;
+        job->interleave = 1;
+        job->run_first = 7;
+        job->slice = 3;
         break;
     }
     case VP_PROGRESS:
@@ -265,6 +270,12 @@ static void eq_job(const vc_job_t *a, const vc_job_t *b)
     assert_string_equal(a->upload_file, b->upload_file);
     assert_int_equal(a->probe_count, b->probe_count);
     assert_int_equal(a->probe_interval_ms, b->probe_interval_ms);
+    assert_int_equal(a->verify_count, b->verify_count);
+    assert_int_equal(a->nbi_create, b->nbi_create);
+    assert_int_equal(a->nbi_destroy, b->nbi_destroy);
+    assert_int_equal(a->interleave, b->interleave);
+    assert_int_equal(a->run_first, b->run_first);
+    assert_int_equal(a->slice, b->slice);
 }
 
 static void eq_msg(const vp_msg_t *a, const vp_msg_t *b)
@@ -419,6 +430,105 @@ static void test_job_defaults_and_no_direct(void **state)
     eq_job(&m.u.job.job, &d.u.job.job);
     assert_int_equal(d.u.job.job.object_size, 5 * 1024 * 1024);
     msgpack_sbuffer_destroy(&buf);
+}
+
+/* A SAMPLES message packed by hand from PROTOCOL.md's tables (not through
+ * the library), so the documented order and the code cannot drift apart. */
+static void pk_s(msgpack_packer *pk, const char *s)
+{
+    msgpack_pack_str(pk, strlen(s));
+    msgpack_pack_str_body(pk, s, strlen(s));
+}
+
+static void test_documented_layout(void **state)
+{
+    (void)state;
+    msgpack_sbuffer b;
+    msgpack_sbuffer_init(&b);
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, &b, msgpack_sbuffer_write);
+    msgpack_pack_array(&pk, 4);
+    msgpack_pack_uint8(&pk, 1);  /* version */
+    msgpack_pack_uint8(&pk, 8);  /* SAMPLES */
+    msgpack_pack_uint8(&pk, 77); /* request_id */
+    msgpack_pack_map(&pk, 3);
+    pk_s(&pk, "job_id");
+    msgpack_pack_uint64(&pk, 5);
+    pk_s(&pk, "first_seq");
+    msgpack_pack_uint64(&pk, 100);
+    pk_s(&pk, "samples");
+    msgpack_pack_array(&pk, 1);
+    msgpack_pack_array(&pk, 25);
+    pk_s(&pk, "ais-nbi");         /* 0 op */
+    pk_s(&pk, "10K");             /* 1 label */
+    msgpack_pack_int64(&pk, 10000); /* 2 scale */
+    msgpack_pack_int64(&pk, 3);   /* 3 run */
+    msgpack_pack_int64(&pk, -1);  /* 4 worker */
+    msgpack_pack_int64(&pk, INT64_C(1764488000000000005)); /* 5 start_wall_ns */
+    msgpack_pack_int64(&pk, 6);   /* 6 duration_ns */
+    msgpack_pack_int64(&pk, 7);   /* 7 server_ns */
+    msgpack_pack_int64(&pk, 8);   /* 8 dns_us */
+    msgpack_pack_int64(&pk, 9);   /* 9 connect_us */
+    msgpack_pack_int64(&pk, 10);  /* 10 tls_us */
+    msgpack_pack_int64(&pk, 11);  /* 11 ttfb_us */
+    msgpack_pack_int64(&pk, 12);  /* 12 bytes_sent */
+    msgpack_pack_int64(&pk, 13);  /* 13 bytes_recv */
+    msgpack_pack_int64(&pk, 2);   /* 14 pages */
+    msgpack_pack_int64(&pk, 15);  /* 15 keys */
+    msgpack_pack_int64(&pk, 404); /* 16 http_status */
+    msgpack_pack_int64(&pk, 17);  /* 17 retries */
+    msgpack_pack_int64(&pk, 1);   /* 18 err_class: 4xx */
+    pk_s(&pk, "NoSuchKey");       /* 19 err_code */
+    pk_s(&pk, "not there");       /* 20 err_msg */
+    msgpack_pack_int64(&pk, 21);  /* 21 cpu_user_us */
+    msgpack_pack_int64(&pk, 22);  /* 22 cpu_sys_us */
+    msgpack_pack_uint32(&pk, 5);  /* 23 flags */
+    msgpack_pack_array(&pk, 6);   /* 24 page: two triples */
+    for (int i = 0; i < 6; i++)
+        msgpack_pack_int64(&pk, 100 + i);
+
+    vp_msg_t d;
+    char err[256] = "";
+    if (vp_msg_decode(b.data, b.size, &d, err, sizeof err))
+        fail_msg("%s", err);
+    assert_int_equal(d.type, VP_SAMPLES);
+    assert_int_equal(d.request_id, 77);
+    assert_int_equal(d.u.samples.job_id, 5);
+    assert_int_equal(d.u.samples.nsamples, 1);
+    const vc_sample_t *x = &d.u.samples.samples[0];
+    assert_int_equal(x->seq, 100);
+    assert_string_equal(x->op, "ais-nbi");
+    assert_string_equal(x->label, "10K");
+    assert_int_equal(x->scale, 10000);
+    assert_int_equal(x->run, 3);
+    assert_int_equal(x->worker, -1);
+    assert_int_equal(x->start_wall_ns, INT64_C(1764488000000000005));
+    assert_int_equal(x->duration_ns, 6);
+    assert_int_equal(x->server_ns, 7);
+    assert_int_equal(x->dns_us, 8);
+    assert_int_equal(x->connect_us, 9);
+    assert_int_equal(x->tls_us, 10);
+    assert_int_equal(x->ttfb_us, 11);
+    assert_int_equal(x->bytes_sent, 12);
+    assert_int_equal(x->bytes_recv, 13);
+    assert_int_equal(x->pages, 2);
+    assert_int_equal(x->keys, 15);
+    assert_int_equal(x->http_status, 404);
+    assert_int_equal(x->retries, 17);
+    assert_int_equal(x->err_class, VC_EC_CLIENT);
+    assert_string_equal(x->err_code, "NoSuchKey");
+    assert_string_equal(x->err_msg, "not there");
+    assert_int_equal(x->cpu_user_us, 21);
+    assert_int_equal(x->cpu_sys_us, 22);
+    assert_int_equal(x->flags, VC_SF_COUNT_MISMATCH | VC_SF_WARMUP);
+    assert_int_equal(x->npages, 2);
+    assert_int_equal(x->page[0].duration_ns, 100);
+    assert_int_equal(x->page[0].keys, 101);
+    assert_int_equal(x->page[0].bytes, 102);
+    assert_int_equal(x->page[1].duration_ns, 103);
+    assert_int_equal(x->page[1].bytes, 105);
+    vp_msg_clear(&d);
+    msgpack_sbuffer_destroy(&b);
 }
 
 /* ------------------------------------------------------------- breaking */
@@ -1083,6 +1193,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip_every_type),
         cmocka_unit_test(test_job_defaults_and_no_direct),
+        cmocka_unit_test(test_documented_layout),
         cmocka_unit_test(test_wrong_field_types),
         cmocka_unit_test(test_missing_fields),
         cmocka_unit_test(test_limits),

@@ -15,8 +15,10 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "vc_job_json.h"
 #include "vc_sample.h"
 #include "vk_cmd.h"
+#include "vk_compare.h"
 #include "vk_report.h"
 #include "vk_report_csv.h"
 #include "vk_report_json.h"
@@ -171,6 +173,10 @@ typedef struct {
     vk_summary_t *sum;
 } fixture_t;
 
+/* B campaigns of the compare test store every duration times this and skip
+ * the fiber probe. */
+static int64_t dur_factor = 1;
+
 static void store_dataset(vk_store_t *st)
 {
     assert_int_equal(vk_store_campaign_begin(st, "apse1", "# campaign", 1700000000000000000),
@@ -183,6 +189,8 @@ static void store_dataset(vk_store_t *st)
     static const char *const jobs[3] = {"list", "ops", "probe"};
     for (int i = 0; i < nseries; i++) {
         const series_t *s = &series[i];
+        if (dur_factor != 1 && !strcmp(s->agent, "fiber") && !strcmp(s->job, "probe"))
+            continue;
         int a = !strcmp(s->agent, "ec2") ? 0 : !strcmp(s->agent, "fiber") ? 1 : 2;
         int j = !strcmp(s->job, "list") ? 0 : !strcmp(s->job, "ops") ? 1 : 2;
         vc_sample_t v[MAXN + 1];
@@ -205,7 +213,7 @@ static void store_dataset(vk_store_t *st)
             VC_SAMPLE_SET(&v[n], label, s->label);
             v[n].scale = s->scale;
             v[n].run = r;
-            v[n].duration_ns = s->dur_ns[r];
+            v[n].duration_ns = s->dur_ns[r] * dur_factor;
             v[n].cpu_user_us = s->cpu_user_us[r];
             v[n].cpu_sys_us = s->cpu_sys_us[r];
             v[n].connect_us = 100;
@@ -236,6 +244,17 @@ static void store_dataset(vk_store_t *st)
                                                  a == 0 && j == 0 ? "5K: inventory job failed"
                                                                   : NULL),
                              VC_OK);
+    /* the ops job's spec as the coordinator stores it: names the target */
+    vc_job_t *job = malloc(sizeof *job);
+    vc_job_init(job, VC_WL_OPS);
+    snprintf(job->id, sizeof job->id, "ops");
+    snprintf(job->target.name, sizeof job->target.name, "s3-apse1");
+    snprintf(job->target.bucket, sizeof job->target.bucket, "bench-bucket");
+    char *spec = vc_job_to_json(job, 0);
+    assert_non_null(spec);
+    assert_int_equal(vk_store_job(st, "ops", "ec2", VK_JOB_DONE, spec, -1), VC_OK);
+    free(spec);
+    free(job);
     /* a third site whose job failed before sending anything */
     assert_int_equal(vk_store_job(st, "ops", "mobile", VK_JOB_RUNNING, "{}", -1), VC_OK);
     assert_int_equal(vk_store_job_finish(st, "ops", "mobile", VK_JOB_FAILED, 40, 1,
@@ -273,15 +292,36 @@ static int teardown(void **state)
     return 0;
 }
 
+/* Output is captured in a temporary file rather than a memstream: GCC's
+ * -O2 dangling-pointer check misreads open_memstream's buffer. */
+static FILE *cap_open(void)
+{
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    return f;
+}
+
+/* Closes f and returns what was written to it; caller frees. */
+static char *cap_close(FILE *f)
+{
+    long n = ftell(f);
+    assert_true(n >= 0);
+    char *buf = malloc((size_t)n + 1);
+    assert_non_null(buf);
+    rewind(f);
+    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
 /* Renders with fn into a string; caller frees. */
 static char *render(vc_status_t (*fn)(const vk_summary_t *, FILE *), const vk_summary_t *s)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&buf, &len);
+    FILE *m = cap_open();
     assert_non_null(m);
     assert_int_equal(fn(s, m), VC_OK);
-    fclose(m);
+    char *buf = cap_close(m);
     return buf;
 }
 
@@ -406,7 +446,7 @@ static void check_s3bench(const char *text, const char *agent, const char *op,
 {
     const series_t *s = find_series(agent, "ops", op, "5MiB");
     char anchor[128], line[512];
-    snprintf(anchor, sizeof anchor, "(agent %s), job ops", agent);
+    snprintf(anchor, sizeof anchor, "(agent %s, job ops)", agent);
     const char *block = strstr(text, anchor);
     assert_non_null(block);
     char head[64];
@@ -447,6 +487,10 @@ static void test_s3bench_table(void **state)
         check_s3bench(text, "fiber", ops[o][0], ops[o][1]);
     }
     assert_non_null(strstr(text, "1 of 10 failed"));
+    /* the heading names the site and, from the stored spec, the target */
+    assert_non_null(
+        strstr(text, "From aws-apse1 to s3-apse1 (bench-bucket)  (agent ec2, job ops)"));
+    assert_non_null(strstr(text, "From home-fiber to -  (agent fiber, job ops)"));
     /* the header row is Ruby's CAPTION after a 7-wide label */
     assert_non_null(strstr(text, "\n             user     system      total        real\n"));
     free(text);
@@ -646,6 +690,23 @@ static void test_json(void **state)
     assert_true(fabs(json_real_value(json_object_get(d, "sd")) - e.sd) < 1e-6);
     assert_true(fabs(json_real_value(json_object_get(d, "p95")) - e.interp95) < 1e-6);
     assert_true(json_is_true(json_object_get(g, "p99_too_small")));
+    /* s3bench iterations, sorted by run, the failed one without a time */
+    json_t *get = find_group(groups, "ops", "fiber", "get", "5MiB");
+    json_t *its = json_object_get(get, "iterations");
+    const series_t *gs = find_series("fiber", "ops", "get", "5MiB");
+    assert_int_equal(json_array_size(its), (size_t)gs->n);
+    for (int k = 0; k < gs->n; k++) {
+        json_t *it = json_array_get(its, (size_t)k);
+        assert_int_equal(json_integer_value(json_object_get(it, "run")), k);
+        if (k == gs->fail_at) {
+            assert_true(json_is_null(json_object_get(it, "real_s")));
+            continue;
+        }
+        assert_true(fabs(json_real_value(json_object_get(it, "real_s")) - gs->dur_ns[k] / 1e9) <
+                    1e-12);
+        assert_true(fabs(json_real_value(json_object_get(it, "user_s")) -
+                         gs->cpu_user_us[k] / 1e6) < 1e-12);
+    }
     expect_t ea = expect_of(find_series("ec2", "list", "ais-nbi", "1K"));
     double ratio = json_real_value(json_object_get(g, "ratio_to_fastest"));
     assert_true(fabs(ratio - (e.p50 > ea.p50 ? e.p50 / ea.p50 : 1)) < 1e-9);
@@ -685,11 +746,9 @@ static void test_raw_exports(void **state)
     for (int i = 0; i < nseries; i++)
         total += series[i].n + !strcmp(series[i].op, "s3-direct");
     /* JSON: every sample, every documented column */
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&buf, &len);
+    FILE *m = cap_open();
     assert_int_equal(vk_report_json_raw(f->st, NULL, m), VC_OK);
-    fclose(m);
+    char *buf = cap_close(m);
     json_error_t jerr;
     json_t *root = json_loads(buf, 0, &jerr);
     assert_non_null(root);
@@ -702,10 +761,10 @@ static void test_raw_exports(void **state)
     json_decref(root);
     free(buf);
     /* CSV with a filter: only fiber's ops samples */
-    m = open_memstream(&buf, &len);
+    m = cap_open();
     vk_filter_t flt = {.agent = "fiber", .job = "ops"};
     assert_int_equal(vk_report_csv_raw(f->st, &flt, m), VC_OK);
-    fclose(m);
+    buf = cap_close(m);
     int lines = 0;
     for (char *p = buf; (p = strchr(p, '\n')); p++)
         lines++;
@@ -754,6 +813,101 @@ static void test_cmd_report(void **state)
     assert_int_equal(vk_cmd_report(2, help), 0);
 }
 
+static void test_compare(void **state)
+{
+    fixture_t *f = *state;
+    char dir_b[300], err[512];
+    snprintf(dir_b, sizeof dir_b, "%s/b", f->dir);
+    vk_store_t *st = NULL;
+    assert_int_equal(vk_store_open(dir_b, VK_STORE_CREATE, &st, err, sizeof err), VC_OK);
+    dur_factor = 2;
+    store_dataset(st);
+    dur_factor = 1;
+    vk_summary_t *b = NULL;
+    assert_int_equal(vk_summary_build(st, NULL, &b, err, sizeof err), VC_OK);
+    vk_compare_t *c = NULL;
+    assert_int_equal(vk_compare_build(f->sum, b, 0, &c), VC_OK);
+    assert_int_equal(c->n, f->sum->ngroups);
+    size_t only_a = 0, matched = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        const vk_compare_pair_t *p = &c->pairs[i];
+        assert_non_null(p->a);
+        if (!p->b) {
+            only_a++;
+            assert_string_equal(p->a->agent, "fiber");
+            assert_string_equal(p->a->op, "probe-connect");
+            continue;
+        }
+        assert_string_equal(p->a->op, p->b->op);
+        assert_string_equal(p->a->agent, p->b->agent);
+        if (!p->a->ok)
+            continue;
+        /* every duration doubled: each statistic doubles */
+        assert_true(fabs(p->p50_ratio - 2) < 1e-12);
+        assert_true(fabs(p->p95_ratio - 2) < 1e-12);
+        assert_true(fabs(p->mean_ratio - 2) < 1e-12);
+        matched++;
+    }
+    assert_int_equal(only_a, 1);
+    assert_true(matched > 20);
+    FILE *m = cap_open();
+    assert_int_equal(vk_compare_text(c, "A", "B", m), VC_OK);
+    char *buf = cap_close(m);
+    assert_non_null(strstr(buf, "(only in A)"));
+    assert_non_null(strstr(buf, "2.00x"));
+    free(buf);
+    vk_compare_destroy(&c);
+    vk_summary_destroy(&b);
+    vk_store_destroy(&st);
+    char *ok[] = {"compare", f->dir, dir_b, "--format", "csv", "--by", "site", NULL};
+    assert_int_equal(vk_cmd_compare(7, ok), 0);
+    char *bad[] = {"compare", f->dir, NULL};
+    assert_int_equal(vk_cmd_compare(2, bad), 2);
+    char *missing[] = {"compare", f->dir, "/nonexistent/x", NULL};
+    assert_int_equal(vk_cmd_compare(3, missing), 1);
+}
+
+/* Messages from peers: a terminal escape and a UTF-8 character cut in half
+ * must neither reach the terminal nor break the JSON. */
+static void test_hostile_text(void **state)
+{
+    fixture_t *f = *state;
+    char t[32] = "ok \xc3\xa9 \x1b[31m \xc3";
+    vk_text_scrub(t);
+    assert_string_equal(t, "ok \xc3\xa9 ?[31m ?");
+    vc_sample_t v;
+    vc_sample_init(&v);
+    v.seq = 1;
+    VC_SAMPLE_SET(&v, op, "get");
+    v.duration_ns = 5;
+    v.err_class = VC_EC_CLIENT;
+    VC_SAMPLE_SET(&v, err_code, "Bad\x1b]0;title\x07");
+    VC_SAMPLE_SET(&v, err_msg, "cut \xe2\x82");
+    assert_int_equal(vk_store_add_samples(f->st, "evil", "x", &v, 1, 0, NULL, NULL), VC_OK);
+    vk_summary_t *s = NULL;
+    char err[256];
+    assert_int_equal(vk_summary_build(f->st, NULL, &s, err, sizeof err), VC_OK);
+    char *text = render(vk_report_text, s);
+    assert_null(strchr(text, '\x1b'));
+    assert_null(strchr(text, '\x07'));
+    assert_non_null(strstr(text, "Bad?]0;title?: cut ??"));
+    free(text);
+    json_t *root = vk_report_json_build(s);
+    assert_non_null(root);
+    json_decref(root);
+    vk_summary_destroy(&s);
+    FILE *m = cap_open();
+    assert_int_equal(vk_report_json_raw(f->st, &(vk_filter_t){.agent = "evil"}, m), VC_OK);
+    char *buf = cap_close(m);
+    json_error_t jerr;
+    root = json_loads(buf, 0, &jerr);
+    assert_non_null(root);
+    json_t *one = json_array_get(json_object_get(root, "samples"), 0);
+    assert_string_equal(json_string_value(json_object_get(one, "err_msg")), "cut ??");
+    json_decref(root);
+    free(buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -766,6 +920,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_raw_exports, setup, teardown),
         cmocka_unit_test_setup_teardown(test_filter, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cmd_report, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_compare, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hostile_text, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

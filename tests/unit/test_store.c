@@ -343,6 +343,27 @@ static void test_readonly_refuses_writes(void **state)
     vk_store_destroy(&st);
 }
 
+/* A report opens the file read-only while the coordinator keeps writing. */
+static void test_reader_while_writing(void **state)
+{
+    fixture_t *f = *state;
+    vk_store_t *w = open_rw(f), *r = NULL;
+    vc_sample_t *a = make_batch(1, 50), *b = make_batch(51, 50);
+    assert_int_equal(vk_store_add_samples(w, "ec2", "ops", a, 50, 0, NULL, NULL), VC_OK);
+    char err[256];
+    assert_int_equal(vk_store_open(f->dir, VK_STORE_READONLY, &r, err, sizeof err), VC_OK);
+    assert_int_equal(query_int(r, "SELECT count(*) FROM samples"), 50);
+    assert_int_equal(vk_store_add_samples(w, "ec2", "ops", b, 50, 0, NULL, NULL), VC_OK);
+    assert_int_equal(query_int(r, "SELECT count(*) FROM samples"), 100);
+    uint64_t acked = 0;
+    assert_int_equal(vk_store_acked_seq(r, "ec2", "ops", &acked), VC_OK);
+    assert_int_equal(acked, 100);
+    free_batch(a, 50);
+    free_batch(b, 50);
+    vk_store_destroy(&r);
+    vk_store_destroy(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -354,6 +375,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_schema_newer_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_foreign_file_and_missing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_readonly_refuses_writes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reader_while_writing, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
