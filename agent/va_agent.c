@@ -809,6 +809,9 @@ static void on_message(va_agent_t *a, const vp_msg_t *m, vc_wall_ns_t t_rx)
             vc_info(LOG, "job %llx cancelled by the coordinator",
                     (unsigned long long)m->u.cancel.job_id);
             atomic_store(&a->run.cancel, 1);
+        } else {
+            vc_info(LOG, "CANCEL for job %llx, which is not running here: ignored",
+                    (unsigned long long)m->u.cancel.job_id);
         }
         break;
     case VP_ACK:
