@@ -18,6 +18,7 @@
 #include "vc_plan.h"
 #include "vk_auth.h"
 #include "vk_dispatch.h"
+#include "vk_intake.h"
 #include "vk_progress.h"
 #include "vk_store.h"
 #include "vp_msg.h"
@@ -30,6 +31,7 @@
 #define BAD_LOG_EVERY_MS 5000
 #define MAX_AHEAD 100000000ULL /* seqs past the acknowledged ones a batch may start */
 #define MAX_RANGES 4096        /* out-of-order ranges remembered per dispatch */
+#define INTAKE_QUEUE 64        /* batches handed to the writer thread at once */
 
 typedef enum {
     ST_PENDING = 0, /* not sent yet */
@@ -90,6 +92,7 @@ typedef struct {
     double rate;
     vc_mono_ns_t bad_logged_at;
     unsigned bad_count;
+    uint64_t flush_rid;      /* PING whose PONG proves all sent before it was read */
 } agent_t;
 
 struct vk_coord {
@@ -99,6 +102,7 @@ struct vk_coord {
     char out_dir[1024];
     vk_store_t *store;
     vk_dispatch_log_t *ledger;
+    vk_intake_t *intake;
     vk_auth_t *auth;
     zsock_t *router;
     vp_decoder_t *dec;
@@ -159,10 +163,12 @@ static int send_to(vk_coord_t *k, agent_t *a, vp_msg_t *m)
         return -1;
     }
     void *s = zsock_resolve(k->router);
-    if (zmq_send(s, a->rid, a->rid_len, ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0)
+    if (zmq_send(s, a->rid, a->rid_len, ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0 ||
+        zmq_send(s, k->sbuf.data, k->sbuf.size, ZMQ_DONTWAIT) < 0) {
+        vc_debug(LOG, "%s to agent %s not sent: %s", vp_msg_type_name(m->type), a->name,
+                 zmq_strerror(zmq_errno()));
         return -1;
-    if (zmq_send(s, k->sbuf.data, k->sbuf.size, ZMQ_DONTWAIT) < 0)
-        return -1;
+    }
     return 0;
 }
 
@@ -645,40 +651,83 @@ static void on_samples(vk_coord_t *k, agent_t *a, vp_msg_t *m)
                     (long long)d->final);
         return;
     }
-    if (last <= d->acked) {
-        /* Entirely stored already (a resend): just acknowledge again. */
-    } else {
+    d->last_heard = vc_mono_now();
+    if (last > d->acked) {
+        vk_intake_item_t *it = vk_intake_item_new();
+        if (!it) {
+            vc_error(LOG, "out of memory: batch of agent %s not stored (it is sent again)",
+                     a->name);
+            return;
+        }
         for (uint32_t i = 0; i < b->nsamples; i++)
             b->samples[i].seq = d->seq_base + b->first_seq + i;
-        size_t ins = 0, dup = 0;
         step_t *s = &k->steps[d->step];
-        vc_status_t rc = vk_store_add_samples(k->store, a->name, job_name(k, s->job), b->samples,
-                                              b->nsamples,
-                                              a->have_offset ? a->off.offset_ns : 0, &ins, &dup);
-        if (rc == VC_ERR_PROTO) {
-            bad_message(k, a, "SAMPLES batch %llu..%llu refused by the store: %s",
-                        (unsigned long long)b->first_seq, (unsigned long long)last,
-                        vk_store_errmsg(k->store));
-            return;
+        it->agent = (int)(a - k->agents);
+        snprintf(it->agent_name, sizeof it->agent_name, "%s", a->name);
+        snprintf(it->job_name, sizeof it->job_name, "%s", job_name(k, s->job));
+        it->job_id = d->job_id;
+        it->first = b->first_seq;
+        it->last = last;
+        it->request_id = m->request_id;
+        it->offset_ns = a->have_offset ? a->off.offset_ns : 0;
+        /* The writer thread takes the samples over; m keeps nothing to free. */
+        it->msg = *m;
+        vp_msg_init(m, VP_SAMPLES);
+        if (vk_intake_submit(k->intake, it) != VC_OK) {
+            vk_intake_item_free(it);
+            vc_warn(LOG, "sample writer busy: batch of agent %s not stored now (it is sent "
+                         "again)",
+                    a->name);
         }
-        if (rc) {
-            vc_error(LOG, "store: cannot store %u samples of agent %s: %s (not acknowledged; "
-                          "the agent will send them again)",
-                     b->nsamples, a->name, vk_store_errmsg(k->store));
-            return;
-        }
-        d->stored += (int64_t)ins;
-        a->stored_total += (int64_t)ins;
-        mark_stored(d, b->first_seq, last);
+        return;
     }
-    d->last_heard = vc_mono_now();
+    /* Entirely stored already (a resend): just acknowledge again. */
     vp_msg_t ack;
     vp_msg_init(&ack, VP_ACK);
     ack.request_id = m->request_id;
     ack.u.ack.job_id = d->job_id;
     ack.u.ack.seq = d->acked;
     send_to(k, a, &ack);
+}
+
+/* A batch came back from the writer thread: acknowledge what is stored. */
+static void on_stored(vk_coord_t *k, vk_intake_item_t *it)
+{
+    agent_t *a = &k->agents[it->agent];
+    disp_t *d = disp_find(k, it->job_id);
+    if (!d)
+        return;
+    if (it->rc == VC_ERR_PROTO) {
+        bad_message(k, a, "SAMPLES batch %llu..%llu refused by the store: %s",
+                    (unsigned long long)it->first, (unsigned long long)it->last, it->err);
+        return;
+    }
+    if (it->rc) {
+        vc_error(LOG,
+                 "store: cannot store samples %llu..%llu of agent %s: %s (not acknowledged; "
+                 "the agent will send them again)",
+                 (unsigned long long)it->first, (unsigned long long)it->last, a->name, it->err);
+        return;
+    }
+    d->stored += (int64_t)it->inserted;
+    a->stored_total += (int64_t)it->inserted;
+    mark_stored(d, it->first, it->last);
+    vp_msg_t ack;
+    vp_msg_init(&ack, VP_ACK);
+    ack.request_id = it->request_id;
+    ack.u.ack.job_id = d->job_id;
+    ack.u.ack.seq = d->acked;
+    send_to(k, a, &ack);
     settle(k, d);
+}
+
+static void collect_stored(vk_coord_t *k)
+{
+    vk_intake_item_t *it;
+    while ((it = vk_intake_result(k->intake)) != NULL) {
+        on_stored(k, it);
+        vk_intake_item_free(it);
+    }
 }
 
 static void on_done(vk_coord_t *k, agent_t *a, const vp_msg_t *m)
@@ -783,6 +832,8 @@ static void handle_message(vk_coord_t *k, zmq_msg_t *idf, zmq_msg_t *body)
     }
     case VP_PONG:
         on_pong(k, a, &m.u.pong, t_rx);
+        if (a->flush_rid && m.request_id == a->flush_rid)
+            a->flush_rid = 0;
         break;
     case VP_SAMPLES:
         on_samples(k, a, &m);
@@ -815,7 +866,7 @@ static void handle_message(vk_coord_t *k, zmq_msg_t *idf, zmq_msg_t *body)
 static void receive_all(vk_coord_t *k)
 {
     void *s = zsock_resolve(k->router);
-    for (int n = 0; n < 512 && !k->fatal; n++) {
+    for (int n = 0; n < 512 && !k->fatal && !vk_intake_full(k->intake); n++) {
         zmq_msg_t idf, body;
         zmq_msg_init(&idf);
         if (zmq_msg_recv(&idf, s, ZMQ_DONTWAIT) < 0) {
@@ -1277,6 +1328,10 @@ vk_coord_t *vk_coord_new(const vk_coord_opts_t *o, const vc_campaign_t *c, char 
     }
     if (resume(k, err, errlen) != VC_OK)
         goto fail;
+    if (!(k->intake = vk_intake_new(o->out_dir, INTAKE_QUEUE, serr, sizeof serr))) {
+        snprintf(err, errlen, "%s", serr);
+        goto fail;
+    }
 
     if (!o->insecure && !(k->auth = vk_auth_new(o->allow_dir, err, errlen)))
         goto fail;
@@ -1319,6 +1374,7 @@ void vk_coord_destroy(vk_coord_t **p)
     vk_coord_t *k = *p;
     zsock_destroy(&k->router);
     vk_auth_destroy(&k->auth);
+    vk_intake_destroy(&k->intake);
     vk_dispatch_destroy(&k->ledger);
     vk_store_destroy(&k->store);
     for (size_t i = 0; i < k->nagents; i++)
@@ -1404,6 +1460,38 @@ static vc_status_t summarize(vk_coord_t *k)
     return other ? VC_ERR_MISMATCH : VC_OK;
 }
 
+/* Before leaving: a PING to every agent, and up to 2 s for the PONGs. An
+ * agent answers in order, so its PONG means it has read the last ACKs;
+ * without this they could still be in a socket queue when the process ends. */
+static void flush_agents(vk_coord_t *k)
+{
+    int waiting = 0;
+    for (size_t i = 0; i < k->nagents; i++) {
+        agent_t *a = &k->agents[i];
+        a->flush_rid = 0;
+        if (!a->present)
+            continue;
+        vp_msg_t m;
+        vp_msg_init(&m, VP_PING);
+        m.request_id = ++k->rid;
+        m.u.ping.t1 = vc_wall_now();
+        if (send_to(k, a, &m) == 0) {
+            a->flush_rid = m.request_id;
+            waiting++;
+        }
+    }
+    vc_mono_ns_t deadline = vc_mono_now() + 2 * VC_NS_PER_S;
+    while (waiting && vc_mono_now() < deadline) {
+        zmq_pollitem_t it = {zsock_resolve(k->router), 0, ZMQ_POLLIN, 0};
+        if (zmq_poll(&it, 1, 20) > 0)
+            receive_all(k);
+        collect_stored(k);
+        waiting = 0;
+        for (size_t i = 0; i < k->nagents; i++)
+            waiting += k->agents[i].present && k->agents[i].flush_rid != 0;
+    }
+}
+
 vc_status_t vk_coord_run(vk_coord_t *k)
 {
     vc_info(LOG, "campaign %s: listening on %s%s", vc_campaign_name(k->c), k->endpoint,
@@ -1419,12 +1507,18 @@ vc_status_t vk_coord_run(vk_coord_t *k)
                       "stopped; run the same command again to resume the campaign");
             break;
         }
-        zmq_pollitem_t it = {zsock_resolve(k->router), 0, ZMQ_POLLIN, 0};
-        int rc = zmq_poll(&it, 1, 20);
+        /* While the writer's queue is full the socket is left alone, so
+         * ZeroMQ's queues, then the agents' windows, hold the rest. */
+        zmq_pollitem_t it[2] = {
+            {NULL, vk_intake_fd(k->intake), ZMQ_POLLIN, 0},
+            {zsock_resolve(k->router), 0, ZMQ_POLLIN, 0},
+        };
+        int rc = zmq_poll(it, vk_intake_full(k->intake) ? 1 : 2, 20);
         if (rc < 0 && zmq_errno() != EINTR) {
             set_fatal(k, VC_ERR_NET, "poll failed: %s", zmq_strerror(zmq_errno()));
             break;
         }
+        collect_stored(k);
         if (rc > 0)
             receive_all(k);
         vc_mono_ns_t now = vc_mono_now();
@@ -1449,6 +1543,8 @@ vc_status_t vk_coord_run(vk_coord_t *k)
         result = summarize(k);
         vk_store_campaign_end(k->store, vc_wall_now());
     }
+    if (finished)
+        flush_agents(k);
     /* Agents stay up for the next campaign: tell them this one is over. */
     for (size_t i = 0; i < k->nagents; i++) {
         agent_t *a = &k->agents[i];

@@ -19,6 +19,8 @@ camp = write_campaign(os.path.join(d, "c.cfg"), "runseq", ["s1", "s2"], N, sched
 out = os.path.join(d, "out")
 r = subprocess.run([VANTAGE, "run", camp, "--out", out, "--progress", "log"],
                    capture_output=True, text=True, timeout=300)
+with open(os.path.join(d, "run1.log"), "w") as f:
+    f.write(r.stderr)
 check(r.returncode == 0, "vantage run finished with exit 0 (%s)" % r.stderr[-2000:])
 for a in ("s1", "s2"):
     exactly_once(out, a, "null0", N)
