@@ -120,6 +120,7 @@ struct vk_coord {
     int cur_wave;
     int wave_started;
     int waited_agents;
+    int ended;               /* the campaign is over: incomplete is final */
     vc_mono_ns_t stalled_since;
     uint64_t rid;
     vc_mono_ns_t unknown_logged_at;
@@ -291,10 +292,16 @@ static void update_job_row(vk_coord_t *k, int job, int agent)
                                  why[0] ? why : "failed");
     } else if (incomplete) {
         char text[600];
-        snprintf(text, sizeof text,
-                 "incomplete: agent %s away or restarted; %lld samples stored so far (it may "
-                 "rejoin and resume)",
-                 an, (long long)stored);
+        if (k->ended)
+            snprintf(text, sizeof text,
+                     "incomplete: agent %s was lost or restarted and did not finish; %lld "
+                     "samples stored",
+                     an, (long long)stored);
+        else
+            snprintf(text, sizeof text,
+                     "incomplete: agent %s away or restarted; %lld samples stored so far (it "
+                     "may rejoin and resume)",
+                     an, (long long)stored);
         rc = vk_store_job_finish(k->store, jn, an, VK_JOB_FAILED, -1, errors, text);
     } else if (running) {
         rc = vk_store_job(k->store, jn, an, VK_JOB_RUNNING, NULL, -1);
@@ -1424,6 +1431,7 @@ static int agents_ready(vk_coord_t *k, vc_mono_ns_t started, int64_t wait_ms)
 static vc_status_t summarize(vk_coord_t *k)
 {
     size_t done = 0, other = 0;
+    k->ended = 1;
     for (size_t i = 0; i < k->nsteps; i++) {
         step_t *s = &k->steps[i];
         if (s->state == ST_DONE) {
