@@ -93,6 +93,7 @@ struct va_agent {
         vc_mono_ns_t prog_sent_at;
     } run;
     vc_mono_ns_t last_partial;
+    int spool_full;          /* the job is paused until ACKs free spool space */
 
     atomic_int stop;
     vc_status_t fatal;
@@ -878,6 +879,7 @@ void va_agent_opts_init(va_agent_opts_t *o)
     o->lost_after_ms = 10000;
     o->max_workers = 64;
     o->spool_fsync = 1;
+    o->spool_max_bytes = (int64_t)1 << 30;
 }
 
 static zcert_t *load_own_cert(const char *secret_file, char *err, size_t errlen)
@@ -1137,7 +1139,21 @@ vc_status_t va_agent_run(va_agent_t *a)
         int partial = now - a->last_partial >= a->o.batch_ms * VC_NS_PER_MS;
         if (partial)
             a->last_partial = now;
-        if (a->run.active)
+        /* A full spool (coordinator unreachable for long) pauses the job:
+         * its workers block in the batcher instead of filling the disk. */
+        if (a->o.spool_max_bytes > 0) {
+            uint64_t live = 0;
+            va_spool_size(a->spool, NULL, &live);
+            int full = live >= (uint64_t)a->o.spool_max_bytes;
+            if (full != a->spool_full)
+                vc_log(full ? VC_LOG_WARN : VC_LOG_INFO, LOG,
+                       full ? "spool %s holds %llu unacknowledged bytes (limit %lld): job paused "
+                              "until the coordinator acknowledges"
+                            : "spool %s down to %llu bytes (limit %lld): job resumed",
+                       a->spool_path, (unsigned long long)live, (long long)a->o.spool_max_bytes);
+            a->spool_full = full;
+        }
+        if (a->run.active && (!a->spool_full || atomic_load(&a->run.cancel)))
             drain_batches(a, partial);
         if (a->run.active && atomic_load(&a->run.ended))
             finish_running(a);
