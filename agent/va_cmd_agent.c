@@ -19,6 +19,7 @@
 #include "vc_diag.h"
 #include "vc_log.h"
 #include "vc_parse.h"
+#include "vc_secretfile.h"
 
 static va_agent_t *volatile running_agent;
 
@@ -76,6 +77,45 @@ static int parse_int(const char *opt, const char *v, long long lo, long long hi,
         return -1;
     }
     *out = x;
+    return 0;
+}
+
+/* The agent config names where object-store credentials come from; the
+ * workloads read them the standard way (environment, ~/.aws/credentials), so
+ * the config's choices become that environment for this process. The AIS
+ * token file is read here (it must be private to this user, like a key). */
+static int apply_credentials(const vc_agentcfg_t *cfg)
+{
+    if (cfg->aws_profile[0])
+        setenv("AWS_PROFILE", cfg->aws_profile, 1);
+    if (cfg->aws_credentials_file[0])
+        setenv("AWS_SHARED_CREDENTIALS_FILE", cfg->aws_credentials_file, 1);
+    if (cfg->s3_endpoint[0])
+        setenv("AWS_ENDPOINT_URL", cfg->s3_endpoint, 1);
+    if (cfg->ais_endpoint[0])
+        setenv("AIS_ENDPOINT", cfg->ais_endpoint, 1);
+    if (!cfg->ais_token_file[0])
+        return 0;
+    char err[512];
+    if (vc_secretfile_check(cfg->ais_token_file, err, sizeof err) != VC_OK) {
+        fprintf(stderr, "vantage agent: AIS token: %s\n", err);
+        return -1;
+    }
+    FILE *f = fopen(cfg->ais_token_file, "r");
+    char tok[4096];
+    size_t n = f ? fread(tok, 1, sizeof tok - 1, f) : 0;
+    if (f)
+        fclose(f);
+    tok[n] = '\0';
+    while (n > 0 && (tok[n - 1] == '\n' || tok[n - 1] == '\r' || tok[n - 1] == ' '))
+        tok[--n] = '\0';
+    if (!n) {
+        fprintf(stderr, "vantage agent: AIS token file %s is empty or unreadable\n",
+                cfg->ais_token_file);
+        return -1;
+    }
+    setenv("AIS_AUTHN_TOKEN", tok, 1);
+    memset(tok, 0, sizeof tok);
     return 0;
 }
 
@@ -197,6 +237,8 @@ int va_cmd_agent(int argc, char **argv)
             return 2;
         }
         vc_diag_destroy(&diag);
+        if (apply_credentials(&cfg) != 0)
+            return 2;
     }
     va_agent_opts_t o;
     va_agent_opts_init(&o);
