@@ -1511,8 +1511,11 @@ vc_status_t vk_coord_run(vk_coord_t *k)
     int finished = 0;
     while (!k->fatal) {
         if (atomic_load(&k->stop)) {
-            set_fatal(k, VC_ERR_CANCELLED,
-                      "stopped; run the same command again to resume the campaign");
+            /* Asked for, not a failure: say how to go on. */
+            k->fatal = VC_ERR_CANCELLED;
+            snprintf(k->error, sizeof k->error,
+                     "stopped; run the same command again to resume the campaign");
+            vc_info(LOG, "%s", k->error);
             break;
         }
         /* While the writer's queue is full the socket is left alone, so
