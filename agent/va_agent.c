@@ -40,6 +40,7 @@ typedef struct {
     uint64_t done_rid;       /* request id of the DONE sent last; 0: not sent on this link */
     int done_confirmed;      /* the coordinator answered that DONE */
     vc_mono_ns_t done_sent_at;
+    int in_hello;            /* listed in the last HELLO's resume list */
 } jobstate_t;
 
 typedef enum { LINK_DOWN = 0, LINK_UP } link_state_t;
@@ -92,6 +93,7 @@ struct va_agent {
         vc_mono_ns_t prog_sent_at;
     } run;
     vc_mono_ns_t last_partial;
+    int spool_full;          /* the job is paused until ACKs free spool space */
 
     atomic_int stop;
     vc_status_t fatal;
@@ -642,8 +644,11 @@ static void send_hello(va_agent_t *a)
     h->public_ip[0] = '\0';
     for (int k = 0; k < VC_WL_COUNT && h->ncaps < VP_MAX_CAPS; k++)
         snprintf(h->caps[h->ncaps++], sizeof h->caps[0], "%s", vc_workload_name((vc_workload_t)k));
+    for (size_t i = 0; i < a->njs; i++)
+        a->js[i].in_hello = 0;
     for (size_t i = 0; i < a->njs && h->nresume < VP_MAX_RESUME; i++) {
         jobstate_t *j = &a->js[i];
+        j->in_hello = 1;
         vp_resume_t *r = &h->resume[h->nresume++];
         r->job_id = j->job_id;
         r->next_seq = j->spooled + 1;
@@ -685,7 +690,8 @@ static void on_welcome(va_agent_t *a, const vp_welcome_t *w)
             if (w->acks[k].job_id == j->job_id)
                 ack = &w->acks[k];
         int running = a->run.active && a->run.job_id == j->job_id;
-        if (!ack && !running) {
+        /* More jobs than a HELLO can list: the rest is asked about next time. */
+        if (!ack && !running && j->in_hello) {
             vc_warn(LOG,
                     "job %llx is unknown to the coordinator at %s: dropping its %llu "
                     "unacknowledged samples from the spool",
@@ -693,6 +699,10 @@ static void on_welcome(va_agent_t *a, const vp_welcome_t *w)
                     (unsigned long long)(j->spooled - j->acked));
             va_spool_forget(a->spool, j->job_id, err, sizeof err);
             js_remove(a, j->job_id);
+            continue;
+        }
+        if (!ack && !running) {
+            i++;
             continue;
         }
         if (ack && ack->seq > j->acked) {
@@ -800,6 +810,9 @@ static void on_message(va_agent_t *a, const vp_msg_t *m, vc_wall_ns_t t_rx)
             vc_info(LOG, "job %llx cancelled by the coordinator",
                     (unsigned long long)m->u.cancel.job_id);
             atomic_store(&a->run.cancel, 1);
+        } else {
+            vc_info(LOG, "CANCEL for job %llx, which is not running here: ignored",
+                    (unsigned long long)m->u.cancel.job_id);
         }
         break;
     case VP_ACK:
@@ -866,6 +879,7 @@ void va_agent_opts_init(va_agent_opts_t *o)
     o->lost_after_ms = 10000;
     o->max_workers = 64;
     o->spool_fsync = 1;
+    o->spool_max_bytes = (int64_t)1 << 30;
 }
 
 static zcert_t *load_own_cert(const char *secret_file, char *err, size_t errlen)
@@ -1125,7 +1139,21 @@ vc_status_t va_agent_run(va_agent_t *a)
         int partial = now - a->last_partial >= a->o.batch_ms * VC_NS_PER_MS;
         if (partial)
             a->last_partial = now;
-        if (a->run.active)
+        /* A full spool (coordinator unreachable for long) pauses the job:
+         * its workers block in the batcher instead of filling the disk. */
+        if (a->o.spool_max_bytes > 0) {
+            uint64_t live = 0;
+            va_spool_size(a->spool, NULL, &live);
+            int full = live >= (uint64_t)a->o.spool_max_bytes;
+            if (full != a->spool_full)
+                vc_log(full ? VC_LOG_WARN : VC_LOG_INFO, LOG,
+                       full ? "spool %s holds %llu unacknowledged bytes (limit %lld): job paused "
+                              "until the coordinator acknowledges"
+                            : "spool %s down to %llu bytes (limit %lld): job resumed",
+                       a->spool_path, (unsigned long long)live, (long long)a->o.spool_max_bytes);
+            a->spool_full = full;
+        }
+        if (a->run.active && (!a->spool_full || atomic_load(&a->run.cancel)))
             drain_batches(a, partial);
         if (a->run.active && atomic_load(&a->run.ended))
             finish_running(a);

@@ -36,6 +36,7 @@ typedef struct {
     int64_t lost_after_ms;       /* coordinator silent this long: reconnect (10000) */
     int max_workers;             /* refuse jobs asking for more (64) */
     int spool_fsync;             /* 1; 0 only for benchmarks of the network path */
+    int64_t spool_max_bytes;     /* unacknowledged spool above this pauses the job (1 GiB); 0 none */
     int64_t test_max_rate;       /* tests: cap the samples a job emits per second; 0 none */
 } va_agent_opts_t;
 

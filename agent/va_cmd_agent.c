@@ -18,6 +18,8 @@
 #include "vc_clock.h"
 #include "vc_diag.h"
 #include "vc_log.h"
+#include "vc_parse.h"
+#include "vc_secretfile.h"
 
 static va_agent_t *volatile running_agent;
 
@@ -44,6 +46,8 @@ static void usage(FILE *out)
             "  --coordinator-key FILE the coordinator's public key (default DIR/coordinator.key)\n"
             "  --spool DIR            where unacknowledged samples are kept (default\n"
             "                         ./vantage-spool); the file is DIR/NAME.spool\n"
+            "  --spool-max SIZE       pause the job while the spool holds more unacknowledged\n"
+            "                         samples than this (default 1GiB; 0: no limit)\n"
             "  --work DIR             directory for workload files (default /tmp)\n"
             "  --insecure             no CURVE: plain TCP, loopback coordinators only\n"
             "  --batch N              samples per SAMPLES message (default 1000)\n"
@@ -59,7 +63,7 @@ static void usage(FILE *out)
 enum {
     OPT_CONNECT = 256, OPT_NAME, OPT_SITE, OPT_CONFIG, OPT_KEYS, OPT_CKEY, OPT_SPOOL, OPT_WORK,
     OPT_INSECURE, OPT_BATCH, OPT_BATCH_MS, OPT_WINDOW, OPT_HB, OPT_LOST, OPT_MAXW, OPT_LOG,
-    OPT_NO_FSYNC, OPT_TEST_OFFSET, OPT_TEST_RATE, OPT_HELP
+    OPT_NO_FSYNC, OPT_TEST_OFFSET, OPT_TEST_RATE, OPT_SPOOL_MAX, OPT_HELP
 };
 
 static int parse_int(const char *opt, const char *v, long long lo, long long hi, long long *out)
@@ -73,6 +77,45 @@ static int parse_int(const char *opt, const char *v, long long lo, long long hi,
         return -1;
     }
     *out = x;
+    return 0;
+}
+
+/* The agent config names where object-store credentials come from; the
+ * workloads read them the standard way (environment, ~/.aws/credentials), so
+ * the config's choices become that environment for this process. The AIS
+ * token file is read here (it must be private to this user, like a key). */
+static int apply_credentials(const vc_agentcfg_t *cfg)
+{
+    if (cfg->aws_profile[0])
+        setenv("AWS_PROFILE", cfg->aws_profile, 1);
+    if (cfg->aws_credentials_file[0])
+        setenv("AWS_SHARED_CREDENTIALS_FILE", cfg->aws_credentials_file, 1);
+    if (cfg->s3_endpoint[0])
+        setenv("AWS_ENDPOINT_URL", cfg->s3_endpoint, 1);
+    if (cfg->ais_endpoint[0])
+        setenv("AIS_ENDPOINT", cfg->ais_endpoint, 1);
+    if (!cfg->ais_token_file[0])
+        return 0;
+    char err[512];
+    if (vc_secretfile_check(cfg->ais_token_file, err, sizeof err) != VC_OK) {
+        fprintf(stderr, "vantage agent: AIS token: %s\n", err);
+        return -1;
+    }
+    FILE *f = fopen(cfg->ais_token_file, "r");
+    char tok[4096];
+    size_t n = f ? fread(tok, 1, sizeof tok - 1, f) : 0;
+    if (f)
+        fclose(f);
+    tok[n] = '\0';
+    while (n > 0 && (tok[n - 1] == '\n' || tok[n - 1] == '\r' || tok[n - 1] == ' '))
+        tok[--n] = '\0';
+    if (!n) {
+        fprintf(stderr, "vantage agent: AIS token file %s is empty or unreadable\n",
+                cfg->ais_token_file);
+        return -1;
+    }
+    setenv("AIS_AUTHN_TOKEN", tok, 1);
+    memset(tok, 0, sizeof tok);
     return 0;
 }
 
@@ -101,6 +144,7 @@ int va_cmd_agent(int argc, char **argv)
         {"keys", required_argument, NULL, OPT_KEYS},
         {"coordinator-key", required_argument, NULL, OPT_CKEY},
         {"spool", required_argument, NULL, OPT_SPOOL},
+        {"spool-max", required_argument, NULL, OPT_SPOOL_MAX},
         {"work", required_argument, NULL, OPT_WORK},
         {"insecure", no_argument, NULL, OPT_INSECURE},
         {"batch", required_argument, NULL, OPT_BATCH},
@@ -119,6 +163,7 @@ int va_cmd_agent(int argc, char **argv)
         {NULL, 0, NULL, 0}};
     const char *connect = NULL, *name = NULL, *site = NULL, *config = NULL, *keys = NULL,
                *ckey = NULL, *spool = NULL, *work = NULL;
+    int64_t spool_max = -1;
     int insecure = 0, no_fsync = 0;
     long long batch = -1, batch_ms = -1, window = -1, hb = -1, lost = -1, maxw = -1, offset = 0,
               rate = 0;
@@ -136,6 +181,14 @@ int va_cmd_agent(int argc, char **argv)
         case OPT_CKEY: ckey = optarg; break;
         case OPT_SPOOL: spool = optarg; break;
         case OPT_WORK: work = optarg; break;
+        case OPT_SPOOL_MAX: {
+            char perr[256];
+            if (vc_parse_size(optarg, &spool_max, perr, sizeof perr) != VC_OK) {
+                fprintf(stderr, "vantage agent: --spool-max: %s\n", perr);
+                return 2;
+            }
+            break;
+        }
         case OPT_INSECURE: insecure = 1; break;
         case OPT_NO_FSYNC: no_fsync = 1; break;
         case OPT_BATCH: num = &batch; hi = 10000; break;
@@ -184,6 +237,8 @@ int va_cmd_agent(int argc, char **argv)
             return 2;
         }
         vc_diag_destroy(&diag);
+        if (apply_credentials(&cfg) != 0)
+            return 2;
     }
     va_agent_opts_t o;
     va_agent_opts_init(&o);
@@ -192,7 +247,10 @@ int va_cmd_agent(int argc, char **argv)
         o.heartbeat_ms = cfg.heartbeat_ms;
         o.lost_after_ms = cfg.lost_after_ms;
         o.max_workers = cfg.max_workers;
+        o.spool_max_bytes = cfg.spool_max_bytes;
     }
+    if (spool_max >= 0)
+        o.spool_max_bytes = spool_max;
     o.endpoint = connect ? connect : (config && cfg.coordinator[0] ? cfg.coordinator : NULL);
     o.name = name ? name : (config && cfg.name[0] ? cfg.name : NULL);
     o.site = site ? site : cfg.site;

@@ -25,10 +25,10 @@ static const vc_opt_t agent_opts[] = {
      .help = "label of this vantage point in reports, e.g. \"Home fiber\""},
     {.name = "keys_dir", .type = VC_OPT_STRING, .flags = VC_OPT_NONEMPTY, F(keys_dir),
      .help = "directory of the CURVE certificates (vantage keygen writes them)"},
-    {.name = "cert_file", .type = VC_OPT_STRING, F(cert_file), .doc_default = "KEYS_DIR/agent.cert",
+    {.name = "cert_file", .type = VC_OPT_STRING, F(cert_file), .doc_default = "KEYS_DIR/NAME.key",
      .help = "this agent's CURVE certificate; its secret half is CERT_FILE_secret"},
     {.name = "coordinator_cert_file", .type = VC_OPT_STRING, F(coordinator_cert_file),
-     .doc_default = "KEYS_DIR/coordinator.cert",
+     .doc_default = "KEYS_DIR/coordinator.key",
      .help = "the coordinator's public certificate; the agent talks to no other"},
     {.name = "spool_dir", .type = VC_OPT_STRING, .flags = VC_OPT_NONEMPTY, F(spool_dir),
      .help = "samples not yet acknowledged by the coordinator are kept here"},
@@ -137,10 +137,10 @@ static vc_status_t load(config_t *cfgfile, int ok, const char *name, const char 
                      "declared lost between two PINGs",
                      (long long)cfg->lost_after_ms, (long long)cfg->heartbeat_ms);
     if (!*cfg->cert_file)
-        snprintf(cfg->cert_file, sizeof cfg->cert_file, "%s/agent.cert", cfg->keys_dir);
+        snprintf(cfg->cert_file, sizeof cfg->cert_file, "%s/%s.key", cfg->keys_dir, cfg->name);
     if (!*cfg->coordinator_cert_file)
         snprintf(cfg->coordinator_cert_file, sizeof cfg->coordinator_cert_file,
-                 "%s/coordinator.cert", cfg->keys_dir);
+                 "%s/coordinator.key", cfg->keys_dir);
     struct {
         const char *name;
         char *p;

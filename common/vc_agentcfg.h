@@ -25,9 +25,9 @@ typedef struct {
     char keys_dir[VC_PATH_MAX];      /* default "keys" (beside the file) */
     char cert_file[VC_PATH_MAX];     /* this agent's CURVE certificate (czmq zcert; the
                                       * secret half in "<cert_file>_secret"); default
-                                      * keys_dir/agent.cert */
+                                      * keys_dir/NAME.key (vantage keygen) */
     char coordinator_cert_file[VC_PATH_MAX]; /* coordinator's public certificate; default
-                                      * keys_dir/coordinator.cert */
+                                      * keys_dir/coordinator.key */
     char spool_dir[VC_PATH_MAX];     /* unacknowledged samples; default "spool" */
     char work_dir[VC_PATH_MAX];      /* downloads, upload files; default "work" */
     char aws_profile[64];            /* profile in the credentials file; "" = default/env */

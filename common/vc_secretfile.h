@@ -1,4 +1,4 @@
-/* vc_secretfile: the checks a file holding a secret (a CURVE secret key)
+/* vc_secretfile: the checks a file holding a secret (a CURVE secret key, a token)
  * must pass before it is used, as ssh does for private keys: a regular file,
  * owned by the user, readable by nobody else. */
 #ifndef VC_SECRETFILE_H

@@ -15,6 +15,7 @@
 #include "vc_parse.h"
 #include "vk_cmd.h"
 #include "vk_cmd_common.h"
+#include "vk_report_html.h"
 #include "vk_coord.h"
 #include "vk_report_text.h"
 #include "vk_store.h"
@@ -105,10 +106,16 @@ void vk_cmd_final_report(const char *dir)
     }
     vk_report_text(sum, stdout);
     fflush(stdout);
-    vc_info("report", "report written to %s (other formats: vantage report %s --format csv|json)",
-            path, dir);
     vk_summary_destroy(&sum);
     vk_store_destroy(&st);
+    char html[PATH_MAX];
+    snprintf(html, sizeof html, "%s/report.html", dir);
+    if (vk_report_write_html(dir, html, NULL, err, sizeof err) != VC_OK) {
+        vc_warn("report", "no HTML report: %s (try: vantage report %s --format html)", err, dir);
+        html[0] = '\0';
+    }
+    vc_info("report", "report written to %s%s%s (other formats: vantage report %s --format csv|json)",
+            path, html[0] ? " and " : "", html, dir);
 }
 
 static void usage(FILE *out)

@@ -18,6 +18,7 @@
 #include "vc_plan.h"
 #include "vk_auth.h"
 #include "vk_dispatch.h"
+#include "vk_intake.h"
 #include "vk_progress.h"
 #include "vk_store.h"
 #include "vp_msg.h"
@@ -28,6 +29,9 @@
 #define OFFSET_STORE_EVERY_MS 30000
 #define JOB_RESEND_MS 5000
 #define BAD_LOG_EVERY_MS 5000
+#define MAX_AHEAD 100000000ULL /* seqs past the acknowledged ones a batch may start */
+#define MAX_RANGES 4096        /* out-of-order ranges remembered per dispatch */
+#define INTAKE_QUEUE 64        /* batches handed to the writer thread at once */
 
 typedef enum {
     ST_PENDING = 0, /* not sent yet */
@@ -88,6 +92,7 @@ typedef struct {
     double rate;
     vc_mono_ns_t bad_logged_at;
     unsigned bad_count;
+    uint64_t flush_rid;      /* PING whose PONG proves all sent before it was read */
 } agent_t;
 
 struct vk_coord {
@@ -97,6 +102,7 @@ struct vk_coord {
     char out_dir[1024];
     vk_store_t *store;
     vk_dispatch_log_t *ledger;
+    vk_intake_t *intake;
     vk_auth_t *auth;
     zsock_t *router;
     vp_decoder_t *dec;
@@ -114,6 +120,7 @@ struct vk_coord {
     int cur_wave;
     int wave_started;
     int waited_agents;
+    int ended;               /* the campaign is over: incomplete is final */
     vc_mono_ns_t stalled_since;
     uint64_t rid;
     vc_mono_ns_t unknown_logged_at;
@@ -157,10 +164,12 @@ static int send_to(vk_coord_t *k, agent_t *a, vp_msg_t *m)
         return -1;
     }
     void *s = zsock_resolve(k->router);
-    if (zmq_send(s, a->rid, a->rid_len, ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0)
+    if (zmq_send(s, a->rid, a->rid_len, ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0 ||
+        zmq_send(s, k->sbuf.data, k->sbuf.size, ZMQ_DONTWAIT) < 0) {
+        vc_debug(LOG, "%s to agent %s not sent: %s", vp_msg_type_name(m->type), a->name,
+                 zmq_strerror(zmq_errno()));
         return -1;
-    if (zmq_send(s, k->sbuf.data, k->sbuf.size, ZMQ_DONTWAIT) < 0)
-        return -1;
+    }
     return 0;
 }
 
@@ -283,10 +292,16 @@ static void update_job_row(vk_coord_t *k, int job, int agent)
                                  why[0] ? why : "failed");
     } else if (incomplete) {
         char text[600];
-        snprintf(text, sizeof text,
-                 "incomplete: agent %s away or restarted; %lld samples stored so far (it may "
-                 "rejoin and resume)",
-                 an, (long long)stored);
+        if (k->ended)
+            snprintf(text, sizeof text,
+                     "incomplete: agent %s was lost or restarted and did not finish; %lld "
+                     "samples stored",
+                     an, (long long)stored);
+        else
+            snprintf(text, sizeof text,
+                     "incomplete: agent %s away or restarted; %lld samples stored so far (it "
+                     "may rejoin and resume)",
+                     an, (long long)stored);
         rc = vk_store_job_finish(k->store, jn, an, VK_JOB_FAILED, -1, errors, text);
     } else if (running) {
         rc = vk_store_job(k->store, jn, an, VK_JOB_RUNNING, NULL, -1);
@@ -418,7 +433,7 @@ static void mark_stored(disp_t *d, uint64_t first, uint64_t last)
     if (first <= d->acked + 1) {
         if (last > d->acked)
             d->acked = last;
-    } else {
+    } else if (d->nranges < MAX_RANGES) {
         if (d->nranges == d->capranges) {
             size_t cap = d->capranges ? d->capranges * 2 : 8;
             void *p = realloc(d->ranges, cap * sizeof *d->ranges);
@@ -497,7 +512,10 @@ static void on_hello(vk_coord_t *k, const void *rid, size_t rid_len, const char 
         return;
     }
     agent_t *a = &k->agents[idx];
-    if (cert_name && cert_name[0] && strcmp(cert_name, h->name) != 0) {
+    /* A key made for another agent of this campaign may not stand in for
+     * this one (a key named otherwise, e.g. after its host, is accepted). */
+    if (cert_name && cert_name[0] && strcmp(cert_name, h->name) != 0 &&
+        vc_campaign_agent_find(k->c, cert_name) >= 0) {
         reject(k, rid, rid_len, m->request_id,
                "agent %s presented the key of agent %s (public key %s); each agent needs its "
                "own key pair",
@@ -627,46 +645,96 @@ static void on_samples(vk_coord_t *k, agent_t *a, vp_msg_t *m)
     if (!d)
         return;
     uint64_t last = b->first_seq + b->nsamples - 1;
+    /* A batch far beyond what is acknowledged cannot come from an honest
+     * agent (its window is a few hundred batches): refuse before storing. */
+    if (b->first_seq > d->acked + MAX_AHEAD) {
+        bad_message(k, a, "SAMPLES at seq %llu, far beyond the %llu acknowledged",
+                    (unsigned long long)b->first_seq, (unsigned long long)d->acked);
+        return;
+    }
     if (d->final >= 0 && last > (uint64_t)d->final) {
         bad_message(k, a, "SAMPLES up to seq %llu for job id %llx, which ended at %lld",
                     (unsigned long long)last, (unsigned long long)b->job_id,
                     (long long)d->final);
         return;
     }
-    if (last <= d->acked) {
-        /* Entirely stored already (a resend): just acknowledge again. */
-    } else {
+    d->last_heard = vc_mono_now();
+    if (last > d->acked) {
+        vk_intake_item_t *it = vk_intake_item_new();
+        if (!it) {
+            vc_error(LOG, "out of memory: batch of agent %s not stored (it is sent again)",
+                     a->name);
+            return;
+        }
         for (uint32_t i = 0; i < b->nsamples; i++)
             b->samples[i].seq = d->seq_base + b->first_seq + i;
-        size_t ins = 0, dup = 0;
         step_t *s = &k->steps[d->step];
-        vc_status_t rc = vk_store_add_samples(k->store, a->name, job_name(k, s->job), b->samples,
-                                              b->nsamples,
-                                              a->have_offset ? a->off.offset_ns : 0, &ins, &dup);
-        if (rc == VC_ERR_PROTO) {
-            bad_message(k, a, "SAMPLES batch %llu..%llu refused by the store: %s",
-                        (unsigned long long)b->first_seq, (unsigned long long)last,
-                        vk_store_errmsg(k->store));
-            return;
+        it->agent = (int)(a - k->agents);
+        snprintf(it->agent_name, sizeof it->agent_name, "%s", a->name);
+        snprintf(it->job_name, sizeof it->job_name, "%s", job_name(k, s->job));
+        it->job_id = d->job_id;
+        it->first = b->first_seq;
+        it->last = last;
+        it->request_id = m->request_id;
+        it->offset_ns = a->have_offset ? a->off.offset_ns : 0;
+        /* The writer thread takes the samples over; m keeps nothing to free. */
+        it->msg = *m;
+        vp_msg_init(m, VP_SAMPLES);
+        if (vk_intake_submit(k->intake, it) != VC_OK) {
+            vk_intake_item_free(it);
+            vc_warn(LOG, "sample writer busy: batch of agent %s not stored now (it is sent "
+                         "again)",
+                    a->name);
         }
-        if (rc) {
-            vc_error(LOG, "store: cannot store %u samples of agent %s: %s (not acknowledged; "
-                          "the agent will send them again)",
-                     b->nsamples, a->name, vk_store_errmsg(k->store));
-            return;
-        }
-        d->stored += (int64_t)ins;
-        a->stored_total += (int64_t)ins;
-        mark_stored(d, b->first_seq, last);
+        return;
     }
-    d->last_heard = vc_mono_now();
+    /* Entirely stored already (a resend): just acknowledge again. */
     vp_msg_t ack;
     vp_msg_init(&ack, VP_ACK);
     ack.request_id = m->request_id;
     ack.u.ack.job_id = d->job_id;
     ack.u.ack.seq = d->acked;
     send_to(k, a, &ack);
+}
+
+/* A batch came back from the writer thread: acknowledge what is stored. */
+static void on_stored(vk_coord_t *k, vk_intake_item_t *it)
+{
+    agent_t *a = &k->agents[it->agent];
+    disp_t *d = disp_find(k, it->job_id);
+    if (!d)
+        return;
+    if (it->rc == VC_ERR_PROTO) {
+        bad_message(k, a, "SAMPLES batch %llu..%llu refused by the store: %s",
+                    (unsigned long long)it->first, (unsigned long long)it->last, it->err);
+        return;
+    }
+    if (it->rc) {
+        vc_error(LOG,
+                 "store: cannot store samples %llu..%llu of agent %s: %s (not acknowledged; "
+                 "the agent will send them again)",
+                 (unsigned long long)it->first, (unsigned long long)it->last, a->name, it->err);
+        return;
+    }
+    d->stored += (int64_t)it->inserted;
+    a->stored_total += (int64_t)it->inserted;
+    mark_stored(d, it->first, it->last);
+    vp_msg_t ack;
+    vp_msg_init(&ack, VP_ACK);
+    ack.request_id = it->request_id;
+    ack.u.ack.job_id = d->job_id;
+    ack.u.ack.seq = d->acked;
+    send_to(k, a, &ack);
     settle(k, d);
+}
+
+static void collect_stored(vk_coord_t *k)
+{
+    vk_intake_item_t *it;
+    while ((it = vk_intake_result(k->intake)) != NULL) {
+        on_stored(k, it);
+        vk_intake_item_free(it);
+    }
 }
 
 static void on_done(vk_coord_t *k, agent_t *a, const vp_msg_t *m)
@@ -771,6 +839,8 @@ static void handle_message(vk_coord_t *k, zmq_msg_t *idf, zmq_msg_t *body)
     }
     case VP_PONG:
         on_pong(k, a, &m.u.pong, t_rx);
+        if (a->flush_rid && m.request_id == a->flush_rid)
+            a->flush_rid = 0;
         break;
     case VP_SAMPLES:
         on_samples(k, a, &m);
@@ -803,7 +873,7 @@ static void handle_message(vk_coord_t *k, zmq_msg_t *idf, zmq_msg_t *body)
 static void receive_all(vk_coord_t *k)
 {
     void *s = zsock_resolve(k->router);
-    for (int n = 0; n < 512 && !k->fatal; n++) {
+    for (int n = 0; n < 512 && !k->fatal && !vk_intake_full(k->intake); n++) {
         zmq_msg_t idf, body;
         zmq_msg_init(&idf);
         if (zmq_msg_recv(&idf, s, ZMQ_DONTWAIT) < 0) {
@@ -1265,6 +1335,10 @@ vk_coord_t *vk_coord_new(const vk_coord_opts_t *o, const vc_campaign_t *c, char 
     }
     if (resume(k, err, errlen) != VC_OK)
         goto fail;
+    if (!(k->intake = vk_intake_new(o->out_dir, INTAKE_QUEUE, serr, sizeof serr))) {
+        snprintf(err, errlen, "%s", serr);
+        goto fail;
+    }
 
     if (!o->insecure && !(k->auth = vk_auth_new(o->allow_dir, err, errlen)))
         goto fail;
@@ -1278,7 +1352,8 @@ vk_coord_t *vk_coord_new(const vk_coord_opts_t *o, const vc_campaign_t *c, char 
     zsock_set_router_mandatory(k->router, 1);
     zsock_set_sndhwm(k->router, 10000);
     zsock_set_rcvhwm(k->router, 10000);
-    zsock_set_linger(k->router, 200);
+    /* Time for the last ACKs and BYEs to leave when the campaign ends. */
+    zsock_set_linger(k->router, 2000);
     if (!o->insecure && vk_auth_apply_server(k->router, o->secret_file, err, errlen) != VC_OK)
         goto fail;
     int port = zsock_bind(k->router, "%s", o->bind);
@@ -1306,6 +1381,7 @@ void vk_coord_destroy(vk_coord_t **p)
     vk_coord_t *k = *p;
     zsock_destroy(&k->router);
     vk_auth_destroy(&k->auth);
+    vk_intake_destroy(&k->intake);
     vk_dispatch_destroy(&k->ledger);
     vk_store_destroy(&k->store);
     for (size_t i = 0; i < k->nagents; i++)
@@ -1355,6 +1431,7 @@ static int agents_ready(vk_coord_t *k, vc_mono_ns_t started, int64_t wait_ms)
 static vc_status_t summarize(vk_coord_t *k)
 {
     size_t done = 0, other = 0;
+    k->ended = 1;
     for (size_t i = 0; i < k->nsteps; i++) {
         step_t *s = &k->steps[i];
         if (s->state == ST_DONE) {
@@ -1391,6 +1468,38 @@ static vc_status_t summarize(vk_coord_t *k)
     return other ? VC_ERR_MISMATCH : VC_OK;
 }
 
+/* Before leaving: a PING to every agent, and up to 2 s for the PONGs. An
+ * agent answers in order, so its PONG means it has read the last ACKs;
+ * without this they could still be in a socket queue when the process ends. */
+static void flush_agents(vk_coord_t *k)
+{
+    int waiting = 0;
+    for (size_t i = 0; i < k->nagents; i++) {
+        agent_t *a = &k->agents[i];
+        a->flush_rid = 0;
+        if (!a->present)
+            continue;
+        vp_msg_t m;
+        vp_msg_init(&m, VP_PING);
+        m.request_id = ++k->rid;
+        m.u.ping.t1 = vc_wall_now();
+        if (send_to(k, a, &m) == 0) {
+            a->flush_rid = m.request_id;
+            waiting++;
+        }
+    }
+    vc_mono_ns_t deadline = vc_mono_now() + 2 * VC_NS_PER_S;
+    while (waiting && vc_mono_now() < deadline) {
+        zmq_pollitem_t it = {zsock_resolve(k->router), 0, ZMQ_POLLIN, 0};
+        if (zmq_poll(&it, 1, 20) > 0)
+            receive_all(k);
+        collect_stored(k);
+        waiting = 0;
+        for (size_t i = 0; i < k->nagents; i++)
+            waiting += k->agents[i].present && k->agents[i].flush_rid != 0;
+    }
+}
+
 vc_status_t vk_coord_run(vk_coord_t *k)
 {
     vc_info(LOG, "campaign %s: listening on %s%s", vc_campaign_name(k->c), k->endpoint,
@@ -1402,16 +1511,25 @@ vc_status_t vk_coord_run(vk_coord_t *k)
     int finished = 0;
     while (!k->fatal) {
         if (atomic_load(&k->stop)) {
-            set_fatal(k, VC_ERR_CANCELLED,
-                      "stopped; run the same command again to resume the campaign");
+            /* Asked for, not a failure: say how to go on. */
+            k->fatal = VC_ERR_CANCELLED;
+            snprintf(k->error, sizeof k->error,
+                     "stopped; run the same command again to resume the campaign");
+            vc_info(LOG, "%s", k->error);
             break;
         }
-        zmq_pollitem_t it = {zsock_resolve(k->router), 0, ZMQ_POLLIN, 0};
-        int rc = zmq_poll(&it, 1, 20);
+        /* While the writer's queue is full the socket is left alone, so
+         * ZeroMQ's queues, then the agents' windows, hold the rest. */
+        zmq_pollitem_t it[2] = {
+            {NULL, vk_intake_fd(k->intake), ZMQ_POLLIN, 0},
+            {zsock_resolve(k->router), 0, ZMQ_POLLIN, 0},
+        };
+        int rc = zmq_poll(it, vk_intake_full(k->intake) ? 1 : 2, 20);
         if (rc < 0 && zmq_errno() != EINTR) {
             set_fatal(k, VC_ERR_NET, "poll failed: %s", zmq_strerror(zmq_errno()));
             break;
         }
+        collect_stored(k);
         if (rc > 0)
             receive_all(k);
         vc_mono_ns_t now = vc_mono_now();
@@ -1436,6 +1554,8 @@ vc_status_t vk_coord_run(vk_coord_t *k)
         result = summarize(k);
         vk_store_campaign_end(k->store, vc_wall_now());
     }
+    if (finished)
+        flush_agents(k);
     /* Agents stay up for the next campaign: tell them this one is over. */
     for (size_t i = 0; i < k->nagents; i++) {
         agent_t *a = &k->agents[i];

@@ -56,6 +56,12 @@ with open(camp, "w") as f:
             'jobs = ( { name = "null0"; kind = "null"; count = 5000; agents = [ "good" ]; } );\n')
 coord = s.coordinator(camp)
 coord.wait_log(r"listening on")
+# An admitted key made for agent good, used by another agent of the campaign.
+impostor = s.agent("intruder", extra=["--keys", os.path.join(s.agkeys, "good.key_secret")],
+                   tag="impostor")
+rc = impostor.wait(60)
+check(rc != 0 and "presented the key of agent good" in impostor.text(),
+      "an agent using another campaign agent's key is rejected (exit %s)" % rc)
 intr = s.agent("intruder")
 good = s.agent("good")
 intr_pub = public_of(os.path.join(s.agkeys, "intruder.key"))

@@ -53,7 +53,7 @@ static void test_example(void **state)
     assert_string_equal(cfg.coordinator, "tcp://coordinator.example.net:7100");
     assert_string_equal(cfg.name, "fiber");
     assert_string_equal(cfg.site, "Home fiber");
-    assert_string_equal(cfg.cert_file, "/var/lib/vantage/keys/agent.cert");
+    assert_string_equal(cfg.cert_file, "/var/lib/vantage/keys/agent.key");
     assert_string_equal(cfg.aws_profile, "vantage");
     assert_int_equal(cfg.heartbeat_ms, 2000);
     assert_int_equal(cfg.lost_after_ms, 10000);
@@ -95,9 +95,9 @@ static void test_defaults_and_relative_paths(void **state)
     /* relative paths land beside the file, absolute ones stay */
     snprintf(want, sizeof want, "%s/keys", real);
     assert_string_equal(cfg.keys_dir, want);
-    snprintf(want, sizeof want, "%s/keys/agent.cert", real);
+    snprintf(want, sizeof want, "%s/keys/ec2.key", real);
     assert_string_equal(cfg.cert_file, want);
-    snprintf(want, sizeof want, "%s/keys/coordinator.cert", real);
+    snprintf(want, sizeof want, "%s/keys/coordinator.key", real);
     assert_string_equal(cfg.coordinator_cert_file, want);
     snprintf(want, sizeof want, "%s/spool", real);
     assert_string_equal(cfg.spool_dir, want);
