@@ -147,11 +147,13 @@ grep -qF "coordinator = \"tcp://127.0.0.1:$PORT\";" "$T/fiber/etc/vantage/agent.
 want_mode "$T/coord/var/lib/vantage-coordinator/keys/coordinator.key_secret" 600
 want_mode "$T/fiber/etc/vantage/aws-credentials" 600
 grep -qF "$AWS_SECRET" "$T/fiber/etc/vantage/aws-credentials" || fail "fiber: vault credentials not written"
-want_mode "$T/fiber/etc/vantage/agent.env" 600
-grep -qF "AIS_AUTHN_TOKEN=\"$AIS_TOKEN\"" "$T/fiber/etc/vantage/agent.env" || fail "fiber: AIS token not written"
+want_mode "$T/fiber/etc/vantage/ais-token" 600
+[ "$(cat "$T/fiber/etc/vantage/ais-token")" = "$AIS_TOKEN" ] || fail "fiber: AIS token not written"
+grep -qF "ais_token_file = \"$T/fiber/etc/vantage/ais-token\";" "$T/fiber/etc/vantage/agent.cfg" \
+  || fail "fiber: agent.cfg does not name the AIS token file"
 want_mode "$T/mobile/etc/vantage/aws-credentials" 600
 cmp -s "$T/home/.aws/credentials" "$T/mobile/etc/vantage/aws-credentials" || fail "mobile: host credentials not copied"
-[ -e "$T/mobile/etc/vantage/agent.env" ] && fail "mobile: agent.env without a token"
+[ -e "$T/mobile/etc/vantage/ais-token" ] && fail "mobile: a token file without a token"
 ok "keys, credentials and configs in place with private modes"
 
 # --- the units ------------------------------------------------------------------
@@ -164,8 +166,7 @@ for u in "$AU" "$CU"; do
     grep -q "^$k" "$u" || fail "$(basename "$u") lacks $k"
   done
 done
-grep -q '^EnvironmentFile=-.*/agent.env$' "$AU" || fail "agent unit: no EnvironmentFile for the token"
-grep -qF "$AIS_TOKEN" "$AU" && fail "agent unit holds the AIS token"
+grep -qF -e "$AIS_TOKEN" -e "$AWS_SECRET" "$AU" && fail "agent unit holds a secret"
 # verify the instance the campaign uses, with the campaign file it references in place
 mkdir -p "$T/verify"
 cp "$AU" "$T/verify/"

@@ -1,6 +1,6 @@
 """unit_exec: runs the command of a systemd service unit without systemd, the
 way systemd would start it: ExecStart= split into words (%i replaced by the
-instance, %% by %), Environment= and EnvironmentFile= applied, then exec.
+instance, %% by %), Environment= applied, then exec.
 Only the unit syntax the deploy roles write is understood. Not a test.
 
     python3 unit_exec.py UNIT_FILE [INSTANCE]"""
@@ -10,7 +10,7 @@ import sys
 
 
 def parse(path, instance=""):
-    env, files, argv = {}, [], None
+    env, argv = {}, None
     with open(path, encoding="utf-8") as f:
         for raw in f:
             line = raw.strip()
@@ -24,19 +24,6 @@ def parse(path, instance=""):
                 for word in shlex.split(val):
                     k, _, v = word.partition("=")
                     env[k] = v
-            elif key == "EnvironmentFile":
-                files.append(val)
-    for name in files:
-        optional = name.startswith("-")
-        name = name.lstrip("-")
-        if optional and not os.path.exists(name):
-            continue
-        with open(name, encoding="utf-8") as f:
-            for raw in f:
-                line = raw.strip()
-                if line and line[0] not in "#;" and "=" in line:
-                    k, v = line.split("=", 1)
-                    env[k.strip()] = shlex.split(v)[0] if v.strip() else ""
     if not argv:
         sys.exit("unit_exec: no ExecStart= in %s" % path)
     return argv, env
