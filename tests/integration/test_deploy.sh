@@ -224,5 +224,19 @@ else
 fi
 for p in "${agent_pids[@]}"; do kill -0 "$p" 2>/dev/null || fail "an agent (pid $p) exited during the campaign"; done
 
+# The same agents serve the next campaign; a fresh run keeps the old output aside.
+sqlite3 "$R/results.db" "SELECT start_ns FROM campaign" >"$T/uuid1" 2>/dev/null
+if play campaign2 run-campaign.yml -e "vantage_campaign_file=$T/deploytest.cfg" -e vantage_campaign_fresh=true; then
+  ls -d "$T/coord/var/lib/vantage-coordinator/runs/deploytest."* >/dev/null 2>&1 \
+    || fail "fresh run: the earlier output was not kept aside"
+  n=$(sqlite3 "$R/results.db" "SELECT COUNT(*) FROM samples_v WHERE job = 'pipeline'" 2>&1)
+  [ "$n" = 400 ] || fail "fresh run: $n samples fetched, want 400"
+  sqlite3 "$R/results.db" "SELECT start_ns FROM campaign" >"$T/uuid2" 2>/dev/null
+  cmp -s "$T/uuid1" "$T/uuid2" && fail "fresh run fetched the earlier campaign's results"
+  ok "a second, fresh campaign with the same agents"
+else
+  fail "second run-campaign.yml failed: $(tail -n 40 "$T/campaign2.out")"
+fi
+
 echo "$((failures == 0 ? 1 : 0)) passed, $((failures > 0 ? 1 : 0)) failed"
 exit $((failures > 0))
