@@ -38,6 +38,10 @@ step "local servers: Ceph RGW on 127.0.0.1:7480 and the AIS emulator on 127.0.0.
 server_env=$("$here/servers.sh" env)
 
 step "emulated vantage points: one link emulator per site (profiles in tests/linkemu/profiles/)"
+# Everything an agent sends crosses its site's link: RGW, the AIS proxy and
+# target, and the coordinator itself, as on a real mobile or fiber line.
+export LINKEMU_UPSTREAMS="127.0.0.1:7480 127.0.0.1:51080 127.0.0.1:51081 127.0.0.1:$PORT"
+"$here/linkemu/sites.sh" stop >/dev/null 2>&1 || true
 "$here/linkemu/sites.sh" start
 for s in "${SITES[@]}"; do
   printf '  %-7s %s\n' "$s" "$(grep -h '^#' "$here/linkemu/profiles/$s.cfg" | sed -n '1s/^# *//p')"
@@ -76,7 +80,8 @@ for s in "${SITES[@]}"; do
   (
     eval "$server_env"                      # test-only RGW keys, region
     eval "$("$here/linkemu/sites.sh" env "$s")"  # this site's endpoints (through its link)
-    exec "$VANTAGE" agent --connect "tcp://127.0.0.1:$PORT" --name "$s" --site "${SITE_LABEL[$s]}" \
+    read -r -a ports <<<"$("$here/linkemu/sites.sh" ports "$s")"
+    exec "$VANTAGE" agent --connect "tcp://127.0.0.1:${ports[3]}" --name "$s" --site "${SITE_LABEL[$s]}" \
       --keys "$keys" --coordinator-key "$keys/coordinator.key" \
       --spool "$RESULTS/spool" --work "$out/work-$s"
   ) >"$out/logs/agent-$s.log" 2>&1 &
@@ -90,7 +95,7 @@ if [ -n "${DEMO_DROP:-}" ]; then
     # wait until the coordinator has stored samples from that agent, then drop its link
     db=$out/results.db
     end=$((SECONDS + 300))
-    until [ -f "$db" ] && [ "$(sqlite3 "file:$db?mode=ro" "select count(*) from samples where agent='$drop_site'" 2>/dev/null || echo 0)" -gt 0 ]; do
+    until [ -f "$db" ] && [ "$(sqlite3 "file:$db?mode=ro" "select count(*) from samples_v where agent='$drop_site'" 2>/dev/null || echo 0)" -gt 0 ]; do
       [ $SECONDS -lt $end ] || exit 0
       sleep 0.2
     done
@@ -104,6 +109,8 @@ step "coordinator: $(basename "$CAMPAIGN") -> $out"
 rc=0
 "$VANTAGE" coordinator "$CAMPAIGN" --bind "tcp://127.0.0.1:$PORT" --out "$out" --keys "$keys" || rc=$?
 stop_agents
+
+"$here/linkemu/sites.sh" stop >/dev/null 2>&1 || true
 
 step "done"
 echo "results:     $out/results.db  (every sample; docs/results-schema.md)"
