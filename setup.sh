@@ -42,7 +42,7 @@ build() { # dir cmake-args...
 case ${1:-} in
   demo)
     install_packages
-    build build -DCMAKE_BUILD_TYPE=Release -DVANTAGE_TESTS=OFF
+    build build -DCMAKE_BUILD_TYPE=Release -DVANTAGE_SANITIZE=OFF -DVANTAGE_WERROR=OFF
     exec "$ROOT/tests/demo.sh" "$ROOT/build/vantage"
     ;;
   test)

@@ -301,6 +301,11 @@ int va_cmd_agent(int argc, char **argv)
     snprintf(spool_path, sizeof spool_path, "%s/%s.spool", spool_dir, o.name);
     o.spool_path = spool_path;
     o.work_dir = work ? work : (config && cfg.work_dir[0] ? cfg.work_dir : NULL);
+    if (o.work_dir && mkdirs(o.work_dir) != 0) {
+        fprintf(stderr, "vantage agent: cannot create work directory %s: %s\n", o.work_dir,
+                strerror(errno));
+        return 1;
+    }
 
     if (offset)
         vc_clock_set_wall_offset(offset * VC_NS_PER_MS);

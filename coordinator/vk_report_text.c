@@ -209,7 +209,7 @@ void vk_report_text_compare(const vk_summary_t *s, const char *job, FILE *out)
     fprintf(out, "Cross-site comparison: job %s  (ms; p50 = median, p95 interpolated, "
                  "* = too few samples for p95; ratio = p50 / fastest site's p50)\n",
             job);
-    fprintf(out, "%-26s", "");
+    fprintf(out, "%-29s", "");
     for (size_t a = 0; a < na; a++) {
         char head[160];
         snprintf(head, sizeof head, "%s @ %s", s->jobs[agents[a]].agent,
@@ -217,7 +217,7 @@ void vk_report_text_compare(const vk_summary_t *s, const char *job, FILE *out)
         fprintf(out, " | %-*.*s", CS_GROUP_WIDTH - 3, CS_GROUP_WIDTH - 3, head);
     }
     fputc('\n', out);
-    fprintf(out, "%-14s %-11s", "op", "point");
+    fprintf(out, "%-17s %-11s", "op", "point");
     for (size_t a = 0; a < na; a++)
         fprintf(out, " | %8s %8s  %8s %7s %5s %6s", "p50", "p95", "mean", "n", "err", "ratio");
     fputc('\n', out);
@@ -230,7 +230,7 @@ void vk_report_text_compare(const vk_summary_t *s, const char *job, FILE *out)
             k++;
         if (strcmp(g0->job, job) == 0) {
             char buf[32];
-            fprintf(out, "%-14s %-11s", g0->op, point_name(g0, buf, sizeof buf));
+            fprintf(out, "%-17s %-11s", g0->op, point_name(g0, buf, sizeof buf));
             for (size_t a = 0; a < na; a++) {
                 const vk_group_t *match = NULL;
                 for (size_t m = i; m < k; m++)
@@ -267,7 +267,7 @@ void vk_report_text_compare(const vk_summary_t *s, const char *job, FILE *out)
         any = 1;
         char name[64];
         snprintf(name, sizeof name, "%s (%s)", g->op, g->job);
-        fprintf(out, "%-26.26s", name);
+        fprintf(out, "%-29.29s", name);
         for (size_t a = 0; a < na; a++) {
             const vk_group_t *match = NULL;
             for (size_t m = 0; m < s->ngroups; m++) {

@@ -1,59 +1,120 @@
 #!/usr/bin/env bash
-# demo.sh: vantage's first demonstration. Starts the local servers (Ceph RGW
-# on 127.0.0.1), then makes one timed S3 round trip with `vantage s3`: put a
-# 5 MiB object, get it back, check it with head, list it, delete it, printing
-# each request's timing record (DNS, connect, TLS, first byte, total, bytes,
-# status, CPU).
-#   tests/demo.sh [path-to-vantage]     (default: ./build/vantage)
+# demo.sh: vantage's main job on one machine. Three agents at three emulated
+# vantage points (ec2, fiber, mobile: each behind its own link emulator) run
+# campaigns/demo.cfg against the local Ceph RGW and the AIS emulator, over
+# CURVE to a coordinator, which stores every sample and writes the report.
+#
+#   tests/demo.sh [path-to-vantage]      (default: ./build/vantage)
+#
+# Settings (environment):
+#   DEMO_CAMPAIGN  campaign file (default campaigns/demo.cfg)
+#   DEMO_RESULTS   where runs and keys go (default ./results); each run gets
+#                  DEMO_RESULTS/demo-YYYYmmdd-HHMMSS, and DEMO_RESULTS/demo-latest
+#                  points at the newest. Keys, servers and objects are reused.
+#   DEMO_OUT       exact output directory instead (an existing one is resumed)
+#   DEMO_PORT      coordinator port on 127.0.0.1 (default 7600)
+#   DEMO_DROP      "SITE:AFTER:SECONDS": drop that site's link AFTER seconds into
+#                  the run, for SECONDS (the tests use it)
+#   LINKEMU_BASE_PORT, LINKEMU_STATE: see tests/linkemu/sites.sh
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-VANTAGE=${1:-$here/../build/vantage}
+repo=$(cd "$here/.." && pwd)
+VANTAGE=${1:-$repo/build/vantage}
 [ -x "$VANTAGE" ] || { echo "demo: no vantage binary at $VANTAGE (build first, or pass its path)" >&2; exit 2; }
 VANTAGE=$(cd "$(dirname "$VANTAGE")" && pwd)/$(basename "$VANTAGE")
+export LINKEMU=${LINKEMU:-$(dirname "$VANTAGE")/tests/linkemu}
+[ -x "$LINKEMU" ] || { echo "demo: no link emulator at $LINKEMU (build with tests enabled)" >&2; exit 2; }
 
-step() { printf '\n== %s\n' "$*"; }
-show() { printf '$ %s\n' "$*"; "$@"; }
+CAMPAIGN=${DEMO_CAMPAIGN:-$repo/campaigns/demo.cfg}
+RESULTS=${DEMO_RESULTS:-$repo/results}
+PORT=${DEMO_PORT:-7600}
+SITES=(ec2 fiber mobile)
+declare -A SITE_LABEL=([ec2]="EC2 same region" [fiber]="Home fiber" [mobile]="Mobile")
 
-step "starting the local servers (Ceph RGW on 127.0.0.1; the first start takes about 20 s)"
+step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+
+step "local servers: Ceph RGW on 127.0.0.1:7480 and the AIS emulator on 127.0.0.1:51080"
 "$here/servers.sh" start
-eval "$("$here/servers.sh" env)"
-echo "endpoint $AWS_ENDPOINT_URL, bucket $VANTAGE_TEST_BUCKET (test-only keys)"
+server_env=$("$here/servers.sh" env)
 
-work=$(mktemp -d)
-key="demo-$(hostname -s)-$$/object-5MiB.bin"
-url="s3://$VANTAGE_TEST_BUCKET/$key"
-cleanup() {
-  "$VANTAGE" s3 rm "$url" >/dev/null 2>&1 || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-head -c $((5 << 20)) /dev/urandom >"$work/upload.bin"
+step "emulated vantage points: one link emulator per site (profiles in tests/linkemu/profiles/)"
+# Everything an agent sends crosses its site's link: RGW, the AIS proxy and
+# target, and the coordinator itself, as on a real mobile or fiber line.
+export LINKEMU_UPSTREAMS="127.0.0.1:7480 127.0.0.1:51080 127.0.0.1:51081 127.0.0.1:$PORT"
+"$here/linkemu/sites.sh" stop >/dev/null 2>&1 || true
+"$here/linkemu/sites.sh" start
+for s in "${SITES[@]}"; do
+  printf '  %-7s %s\n' "$s" "$(grep -h '^#' "$here/linkemu/profiles/$s.cfg" | sed -n '1s/^# *//p')"
+done
 
-step "upload a 5 MiB object (streamed from a file)"
-show "$VANTAGE" s3 put "$work/upload.bin" "$url" --timing
+mkdir -p "$RESULTS"
+RESULTS=$(cd "$RESULTS" && pwd)
+keys=$RESULTS/keys
+step "CURVE keys in $keys (made once, reused)"
+mkdir -p "$keys/allow"
+for n in coordinator "${SITES[@]}"; do
+  [ -f "$keys/$n.key_secret" ] || "$VANTAGE" keygen "$keys" --name "$n" >/dev/null
+done
+for s in "${SITES[@]}"; do cp -f "$keys/$s.key" "$keys/allow/$s.key"; done
+echo "  coordinator and ${SITES[*]}: the coordinator admits only these three agents"
 
-step "download it, streaming to a file"
-show "$VANTAGE" s3 get "$url" "$work/download.bin" --timing
-if cmp -s "$work/upload.bin" "$work/download.bin"; then
-  echo "content check: the downloaded bytes equal the uploaded ones"
+if [ -n "${DEMO_OUT:-}" ]; then
+  out=$DEMO_OUT
 else
-  echo "content check FAILED: the downloaded object differs" >&2
-  exit 1
+  out=$RESULTS/demo-$(date -u +%Y%m%d-%H%M%S)
+fi
+mkdir -p "$out/logs"
+out=$(cd "$out" && pwd)
+[ -n "${DEMO_OUT:-}" ] || ln -sfn "$(basename "$out")" "$RESULTS/demo-latest"
+
+pids=()
+stop_agents() {
+  for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  pids=()
+}
+trap stop_agents EXIT
+
+step "agents: one process per site, each reaching the servers through its own link"
+for s in "${SITES[@]}"; do
+  (
+    eval "$server_env"                      # test-only RGW keys, region
+    eval "$("$here/linkemu/sites.sh" env "$s")"  # this site's endpoints (through its link)
+    read -r -a ports <<<"$("$here/linkemu/sites.sh" ports "$s")"
+    exec "$VANTAGE" agent --connect "tcp://127.0.0.1:${ports[3]}" --name "$s" --site "${SITE_LABEL[$s]}" \
+      --keys "$keys" --coordinator-key "$keys/coordinator.key" \
+      --spool "$RESULTS/spool" --work "$out/work-$s"
+  ) >"$out/logs/agent-$s.log" 2>&1 &
+  pids+=($!)
+  echo "  $s (${SITE_LABEL[$s]}): pid $!, log $out/logs/agent-$s.log"
+done
+
+if [ -n "${DEMO_DROP:-}" ]; then
+  IFS=: read -r drop_site drop_after drop_secs <<<"$DEMO_DROP"
+  (
+    # wait until the coordinator has stored samples from that agent, then drop its link
+    db=$out/results.db
+    end=$((SECONDS + 300))
+    until [ -f "$db" ] && [ "$(sqlite3 "file:$db?mode=ro" "select count(*) from samples_v where agent='$drop_site'" 2>/dev/null || echo 0)" -gt 0 ]; do
+      [ $SECONDS -lt $end ] || exit 0
+      sleep 0.2
+    done
+    sleep "$drop_after"
+    echo "demo: dropping the $drop_site link for ${drop_secs}s" >&2
+    "$here/linkemu/sites.sh" drop "$drop_site" "$drop_secs" reset >&2
+  ) &
 fi
 
-step "check that it exists (HEAD)"
-show "$VANTAGE" s3 head "$url" --timing
+step "coordinator: $(basename "$CAMPAIGN") -> $out"
+rc=0
+"$VANTAGE" coordinator "$CAMPAIGN" --bind "tcp://127.0.0.1:$PORT" --out "$out" --keys "$keys" || rc=$?
+stop_agents
 
-step "list its prefix"
-show "$VANTAGE" s3 ls "s3://$VANTAGE_TEST_BUCKET/${key%/*}/" --timing
+"$here/linkemu/sites.sh" stop >/dev/null 2>&1 || true
 
-step "delete it"
-show "$VANTAGE" s3 rm "$url" --timing
-
-step "and it is gone (a 404 is the expected answer here)"
-if "$VANTAGE" s3 head "$url"; then
-  echo "the object still exists after delete" >&2
-  exit 1
-fi
-
-printf '\ndemo done: put, get, head, ls and rm each timed above (timing: lines).\n'
+step "done"
+echo "results:     $out/results.db  (every sample; docs/results-schema.md)"
+echo "report:      $out/report.txt"
+echo "HTML report: $out/report.html   (open it in a browser)"
+echo "again:       vantage report $out [--format html|csv|json]"
+exit $rc

@@ -514,7 +514,7 @@ static void test_cross_site(void **state)
 
     char *text = render(vk_report_text, f->sum);
     char line[1024];
-    line_after(text, "Cross-site comparison: job list", "ais-regular    1K", line, sizeof line);
+    line_after(text, "Cross-site comparison: job list", "ais-regular       1K", line, sizeof line);
     /* two cell groups: p50 p95 mean n err ratio */
     double v[2][5];
     int n[2], err[2];
