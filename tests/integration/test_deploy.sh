@@ -191,11 +191,19 @@ key_after=$(cat "$T/fiber/var/lib/vantage-agent/keys/fiber.key_secret" "$T/coord
 [ "$key_before" = "$key_after" ] || fail "a second run replaced a key pair"
 
 # --- a campaign ---------------------------------------------------------------------
-for a in fiber mobile; do
-  VANTAGE_LOG=info python3 "$HERE/unit_exec.py" "$T/$a/etc/systemd/system/vantage-agent.service" \
-    >"$T/agent-$a.log" 2>&1 &
-  agent_pids+=($!)
-done
+start_agents() { # from the units' ExecStart, as systemd would
+  for a in fiber mobile; do
+    VANTAGE_LOG=info python3 "$HERE/unit_exec.py" "$T/$a/etc/systemd/system/vantage-agent.service" \
+      >>"$T/agent-$a.log" 2>&1 &
+    agent_pids+=($!)
+  done
+}
+stop_agents() {
+  for p in "${agent_pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
+  for p in "${agent_pids[@]}"; do wait "$p" 2>/dev/null || fail "agent $p did not stop cleanly"; done
+  agent_pids=()
+}
+start_agents
 cat >"$T/deploytest.cfg" <<CFG
 name = "deploytest";
 schedule = "parallel";
@@ -224,7 +232,10 @@ else
 fi
 for p in "${agent_pids[@]}"; do kill -0 "$p" 2>/dev/null || fail "an agent (pid $p) exited during the campaign"; done
 
-# The same agents serve the next campaign; a fresh run keeps the old output aside.
+# A fresh run keeps the old output aside. The agents are restarted (as after
+# site.yml or a reboot), which also has them recover their spools.
+stop_agents
+start_agents
 sqlite3 "$R/results.db" "SELECT start_ns FROM campaign" >"$T/uuid1" 2>/dev/null
 if play campaign2 run-campaign.yml -e "vantage_campaign_file=$T/deploytest.cfg" -e vantage_campaign_fresh=true; then
   ls -d "$T/coord/var/lib/vantage-coordinator/runs/deploytest."* >/dev/null 2>&1 \
@@ -233,7 +244,7 @@ if play campaign2 run-campaign.yml -e "vantage_campaign_file=$T/deploytest.cfg" 
   [ "$n" = 400 ] || fail "fresh run: $n samples fetched, want 400"
   sqlite3 "$R/results.db" "SELECT start_ns FROM campaign" >"$T/uuid2" 2>/dev/null
   cmp -s "$T/uuid1" "$T/uuid2" && fail "fresh run fetched the earlier campaign's results"
-  ok "a second, fresh campaign with the same agents"
+  ok "a second, fresh campaign"
 else
   fail "second run-campaign.yml failed: $(tail -n 40 "$T/campaign2.out")"
 fi
