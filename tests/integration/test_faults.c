@@ -1,0 +1,364 @@
+/* Storage faults between vantage's S3 client and the local Ceph RGW: each
+ * test starts tests/faultproxy/faultproxy.py with one rule, runs a series of
+ * requests through it and asserts that every faulted request became exactly
+ * one sample of the right error class with the S3 code and status, that the
+ * requests around it succeeded (the client went on, over a new connection
+ * when the old one died), that nothing hung past its timeout, and that a
+ * listing broken on a later page is one failed sample holding the pages it
+ * got, never a short successful listing. Objects live under
+ * t-faults-<pid>/ and are deleted at the end. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "va_awscfg.h"
+#include "va_http.h"
+#include "va_s3.h"
+#include "vc_clock.h"
+
+extern char **environ;
+
+#define NKEYS 5          /* listing set: 3 pages of at most 2 keys */
+#define OBJ_SIZE 4096
+#define ROUNDS 6         /* requests per case; faults on every 2nd */
+
+static const char *bucket;
+static char prefix[64];
+static char obj_key[128];
+
+/* ---- the proxy ---- */
+
+typedef struct {
+    pid_t pid;
+    char endpoint[64];
+} proxy_t;
+
+/* Starts the proxy in front of RGW with the given rules and waits for its
+ * READY line (its readiness signal), at most 10 s. */
+static void proxy_start(proxy_t *p, const char *rule1, const char *rule2)
+{
+    const char *src = getenv("VANTAGE_SRC");
+    const char *up = getenv("AWS_ENDPOINT_URL");
+    assert_non_null(src);
+    assert_non_null(up);
+    char script[1024];
+    snprintf(script, sizeof script, "%s/tests/faultproxy/faultproxy.py", src);
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+    posix_spawn_file_actions_addclose(&fa, fds[0]);
+    char *argv[12];
+    int n = 0;
+    argv[n++] = "/usr/bin/python3";
+    argv[n++] = script;
+    argv[n++] = "--upstream";
+    argv[n++] = (char *)up;
+    argv[n++] = "--rule";
+    argv[n++] = (char *)rule1;
+    if (rule2) {
+        argv[n++] = "--rule";
+        argv[n++] = (char *)rule2;
+    }
+    argv[n] = NULL;
+    assert_int_equal(posix_spawn(&p->pid, argv[0], &fa, NULL, argv, environ), 0);
+    posix_spawn_file_actions_destroy(&fa);
+    close(fds[1]);
+
+    char line[256] = "";
+    size_t len = 0;
+    vc_mono_ns_t deadline = vc_mono_now() + 10 * VC_NS_PER_S;
+    while (!strchr(line, '\n')) {
+        struct pollfd pf = {fds[0], POLLIN, 0};
+        int left_ms = (int)((deadline - vc_mono_now()) / VC_NS_PER_MS);
+        if (left_ms <= 0 || poll(&pf, 1, left_ms) <= 0)
+            fail_msg("faultproxy gave no READY line within 10 s (%s)", script);
+        ssize_t r = read(fds[0], line + len, sizeof line - 1 - len);
+        if (r <= 0)
+            fail_msg("faultproxy exited before READY (rule '%s')", rule1);
+        len += (size_t)r;
+        line[len] = '\0';
+    }
+    close(fds[0]);
+    char host[64];
+    int port;
+    if (sscanf(line, "READY %63[^:]:%d", host, &port) != 2)
+        fail_msg("faultproxy said '%s', not READY HOST:PORT", line);
+    snprintf(p->endpoint, sizeof p->endpoint, "http://%s:%d", host, port);
+}
+
+static void proxy_stop(proxy_t *p)
+{
+    if (p->pid > 0) {
+        kill(p->pid, SIGTERM);
+        int st;
+        waitpid(p->pid, &st, 0);
+    }
+    p->pid = 0;
+}
+
+/* The running proxy, stopped after each test even when an assertion failed. */
+static proxy_t g_proxy;
+
+static int stop_proxy(void **state)
+{
+    (void)state;
+    proxy_stop(&g_proxy);
+    return 0;
+}
+
+/* ---- clients and objects ---- */
+
+static va_s3_t *client(const char *endpoint, long timeout_ms)
+{
+    va_awscfg_t cfg;
+    char err[1024];
+    va_awscfg_opts_t co = {.endpoint = endpoint};
+    if (va_awscfg_load(&co, &cfg, err, sizeof err) != VC_OK)
+        fail_msg("AWS settings: %s", err);
+    va_s3_opts_t o = {0};
+    va_s3_opts_from_awscfg(&o, &cfg);
+    o.addressing = VA_S3_ADDR_PATH;
+    o.timeout_ms = timeout_ms;
+    va_s3_t *s3 = va_s3_new(&o, err, sizeof err);
+    va_awscfg_clear(&cfg);
+    if (!s3)
+        fail_msg("va_s3_new: %s", err);
+    return s3;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    bucket = getenv("VANTAGE_TEST_BUCKET");
+    if (!bucket || !getenv("VANTAGE_SRC"))
+        return -1;
+    snprintf(prefix, sizeof prefix, "t-faults-%d/", (int)getpid());
+    snprintf(obj_key, sizeof obj_key, "%sobj", prefix);
+    va_http_global_init();
+    va_s3_t *s3 = client(NULL, 30000);
+    static char data[OBJ_SIZE];
+    memset(data, 'v', sizeof data);
+    vc_status_t rc = va_s3_put(s3, bucket, obj_key, data, sizeof data, NULL);
+    for (int i = 0; i < NKEYS && rc == VC_OK; i++) {
+        char k[160];
+        snprintf(k, sizeof k, "%slist/k%d", prefix, i);
+        rc = va_s3_put(s3, bucket, k, "x", 1, NULL);
+    }
+    if (rc != VC_OK)
+        fprintf(stderr, "setup: %s\n", va_s3_last_error(s3));
+    va_s3_destroy(&s3);
+    return rc == VC_OK ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    va_s3_t *s3 = client(NULL, 30000);
+    va_s3_delete(s3, bucket, obj_key, NULL);
+    for (int i = 0; i < NKEYS; i++) {
+        char k[160];
+        snprintf(k, sizeof k, "%slist/k%d", prefix, i);
+        va_s3_delete(s3, bucket, k, NULL);
+    }
+    va_s3_destroy(&s3);
+    return 0;
+}
+
+/* ---- object GETs under a rule that fires on every 2nd GET of obj ---- */
+
+typedef struct {
+    vc_errclass_t ec;    /* class of the faulted requests */
+    const char *code;    /* err_code, NULL: any non-empty */
+    int status;          /* http_status of the faulted requests; -1: any */
+    long timeout_ms;     /* client request timeout */
+} expect_t;
+
+static void run_gets(const char *rule, const expect_t *x)
+{
+    proxy_t *p = &g_proxy;
+    proxy_start(p, rule, NULL);
+    va_s3_t *s3 = client(p->endpoint, x->timeout_ms);
+    int failed = 0;
+    for (int i = 0; i < ROUNDS; i++) {
+        vc_sample_t s;
+        vc_sample_init(&s);
+        vc_mono_ns_t t0 = vc_mono_now();
+        vc_status_t rc = va_s3_get(s3, bucket, obj_key, NULL, &s);
+        int64_t took_ms = (vc_mono_now() - t0) / VC_NS_PER_MS;
+        /* nothing waits past its timeout (plus scheduling slack) */
+        assert_true(took_ms < x->timeout_ms + 2000);
+        if (i % 2 == 0) {
+            if (rc != VC_OK || s.err_class != VC_EC_NONE)
+                fail_msg("GET %d (no fault) failed: %s [%s %s]", i, va_s3_last_error(s3),
+                         vc_errclass_name(s.err_class), s.err_code);
+            assert_int_equal(s.http_status, 200);
+            assert_int_equal(s.bytes_recv, OBJ_SIZE);
+        } else {
+            failed++;
+            assert_int_not_equal(rc, VC_OK);
+            if (s.err_class != x->ec)
+                fail_msg("GET %d under '%s': class %s (%s: %s), expected %s", i, rule,
+                         vc_errclass_name(s.err_class), s.err_code, s.err_msg,
+                         vc_errclass_name(x->ec));
+            if (x->code)
+                assert_string_equal(s.err_code, x->code);
+            else
+                assert_true(s.err_code[0] != '\0');
+            if (x->status >= 0)
+                assert_int_equal(s.http_status, x->status);
+            assert_true(va_s3_last_error(s3)[0] != '\0');
+            assert_true(s.duration_ns > 0);
+        }
+        vc_sample_clear(&s);
+    }
+    assert_int_equal(failed, ROUNDS / 2);
+    va_s3_destroy(&s3);
+    proxy_stop(p);
+}
+
+#define GET_RULE(action) action " method=GET path=/obj$ every=2"
+
+static void slowdown_is_throttled(void **state)
+{
+    (void)state;
+    run_gets(GET_RULE("slowdown"), &(expect_t){VC_EC_THROTTLED, "SlowDown", 503, 10000});
+}
+
+static void internal_error_is_server(void **state)
+{
+    (void)state;
+    run_gets(GET_RULE("internal"), &(expect_t){VC_EC_SERVER, "InternalError", 500, 10000});
+}
+
+static void status_429_is_throttled(void **state)
+{
+    (void)state;
+    run_gets(GET_RULE("throttle"), &(expect_t){VC_EC_THROTTLED, "TooManyRequests", 429, 10000});
+}
+
+static void reset_is_connection(void **state)
+{
+    (void)state;
+    run_gets(GET_RULE("reset"), &(expect_t){VC_EC_CONNECT, NULL, 0, 10000});
+}
+
+static void stall_is_timeout(void **state)
+{
+    (void)state;
+    run_gets(GET_RULE("stall") " stall=30", &(expect_t){VC_EC_TIMEOUT, "Timeout", -1, 1500});
+}
+
+static void truncated_body_is_protocol(void **state)
+{
+    (void)state;
+    run_gets(GET_RULE("truncate"), &(expect_t){VC_EC_PROTOCOL, NULL, 200, 10000});
+}
+
+/* ---- listings: a fault on page 2 of 3 ---- */
+
+static int count_key(void *ud, const va_s3xml_object_t *o)
+{
+    (void)o;
+    (*(int *)ud)++;
+    return 0;
+}
+
+static void run_list(const char *action, vc_errclass_t ec, const char *code)
+{
+    char rule[256];
+    /* the 2nd list request is page 2 of the 1st listing */
+    snprintf(rule, sizeof rule, "%s method=GET path=list-type=2 nth=2", action);
+    proxy_t *p = &g_proxy;
+    proxy_start(p, rule, NULL);
+    va_s3_t *s3 = client(p->endpoint, 10000);
+    char lp[96];
+    snprintf(lp, sizeof lp, "%slist/", prefix);
+    va_s3_list_opts_t o = {.prefix = lp, .max_keys = 2};
+
+    vc_sample_t s;
+    vc_sample_init(&s);
+    int keys = 0;
+    vc_status_t rc = va_s3_list(s3, bucket, &o, count_key, NULL, &keys, &s);
+    if (rc == VC_OK || s.err_class != ec)
+        fail_msg("listing with '%s' on page 2: rc %s, class %s (%s: %s), expected %s", action,
+                 vc_strerror(rc), vc_errclass_name(s.err_class), s.err_code, s.err_msg,
+                 vc_errclass_name(ec));
+    if (code)
+        assert_string_equal(s.err_code, code);
+    assert_string_equal(s.op, "s3-direct");
+    /* one failed sample holding what it got: page 1 only */
+    assert_true(s.pages <= 2);
+    assert_true(s.keys <= 2);
+    assert_true(s.duration_ns > 0);
+    vc_sample_clear(&s);
+
+    /* the next listing runs whole, over whatever connection is left */
+    vc_sample_init(&s);
+    keys = 0;
+    rc = va_s3_list(s3, bucket, &o, count_key, NULL, &keys, &s);
+    if (rc != VC_OK)
+        fail_msg("listing after the fault: %s", va_s3_last_error(s3));
+    assert_int_equal(s.err_class, VC_EC_NONE);
+    assert_int_equal(keys, NKEYS);
+    assert_int_equal(s.keys, NKEYS);
+    assert_int_equal(s.pages, 3);
+    vc_sample_clear(&s);
+    va_s3_destroy(&s3);
+    proxy_stop(p);
+}
+
+static void list_malformed_page_is_protocol(void **state)
+{
+    (void)state;
+    run_list("malformed", VC_EC_PROTOCOL, "MalformedReply");
+}
+
+static void list_truncated_page_is_protocol(void **state)
+{
+    (void)state;
+    run_list("truncate", VC_EC_PROTOCOL, NULL);
+}
+
+static void list_slowdown_on_page_is_throttled(void **state)
+{
+    (void)state;
+    run_list("slowdown", VC_EC_THROTTLED, "SlowDown");
+}
+
+static void list_reset_on_page_is_connection(void **state)
+{
+    (void)state;
+    run_list("reset", VC_EC_CONNECT, NULL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(slowdown_is_throttled, stop_proxy),
+        cmocka_unit_test_teardown(internal_error_is_server, stop_proxy),
+        cmocka_unit_test_teardown(status_429_is_throttled, stop_proxy),
+        cmocka_unit_test_teardown(reset_is_connection, stop_proxy),
+        cmocka_unit_test_teardown(stall_is_timeout, stop_proxy),
+        cmocka_unit_test_teardown(truncated_body_is_protocol, stop_proxy),
+        cmocka_unit_test_teardown(list_malformed_page_is_protocol, stop_proxy),
+        cmocka_unit_test_teardown(list_truncated_page_is_protocol, stop_proxy),
+        cmocka_unit_test_teardown(list_slowdown_on_page_is_throttled, stop_proxy),
+        cmocka_unit_test_teardown(list_reset_on_page_is_connection, stop_proxy),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
