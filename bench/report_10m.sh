@@ -2,8 +2,9 @@
 # `vantage report` on a large store: builds an optimised vantage in
 # build-bench/, generates a store of SAMPLES (default 10,000,000) synthetic
 # samples with bench/store_insert.c (three agents, list-scale, ops and probe
-# jobs) and prints the wall time and peak RSS of the text, CSV and JSON
-# reports. The target is under 10 s and under 1 GiB for 10 million samples.
+# jobs) and prints the wall time and peak RSS of the text, CSV, JSON and
+# HTML reports, and the HTML page's size. The target is under 10 s and under
+# 1 GiB for 10 million samples, and an HTML page of a few MB.
 # Not a test. Needs ~1.1 GB free in TMPDIR (default /tmp); KEEP=1 keeps the store.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,8 +20,9 @@ if [ "${KEEP:-0}" != 1 ]; then trap 'rm -rf "$tmp"' EXIT; else echo "store kept 
 echo "generating $samples samples ..."
 "$bdir/store_insert" "$tmp" "$samples" 1000 3
 bench_size "$tmp/results.db"
-for fmt in text csv json; do
+for fmt in text csv json html; do
   /usr/bin/time -f "report --format $fmt: %e s wall (%U s user, %S s sys), %M KiB peak RSS" \
     "$bdir/vantage" report "$tmp" --format "$fmt" >"$tmp/report.$fmt"
 done
 wc -l "$tmp/report.text" | awk '{print "text report lines:", $1}'
+stat -c %s "$tmp/report.html" | awk '{printf "html report: %.2f MB\n", $1 / 1e6}'

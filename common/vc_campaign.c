@@ -229,7 +229,7 @@ static const vc_opt_t job_opts[] = {
      .doc_default = "all three",
      .help = "listing paths to time, always run in the order regular, NBI, S3 direct"},
     {.name = "page_size", .type = VC_OPT_INT, .mask = KL, JOBF(page_size), .min = 1,
-     .max = 100000, .help = "keys per listing page (S3 MaxKeys, AIS pagesize)"},
+     .max = 100000, .help = "keys per S3 listing page (MaxKeys); AIS listings use the server's page size, as the seed does"},
     {.name = "nbi_poll", .type = VC_OPT_DURATION, .mask = KL, JOBF(nbi_poll_ms), .min = 1,
      .max = SEC(60), .help = "interval between polls of the inventory creation job"},
     {.name = "nbi_timeout", .type = VC_OPT_DURATION, .mask = KL, JOBF(nbi_timeout_ms),

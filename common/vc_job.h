@@ -101,9 +101,10 @@ typedef struct {
 
     /* how the runs are ordered and numbered (vc_plan cuts interleaved jobs) */
     int interleave;               /* 0: seed order, all runs of one path (op) then the next;
-                                   * 1: run-major, each run takes every path (op) once, run r
-                                   * starting with path (op) number r mod npaths, where r is
-                                   * the global index run_first + i */
+                                   * 1: run-major, each run takes every path (op) once;
+                                   * list-scale: run r starts with path number r mod npaths
+                                   * (r = run_first + i); ops: each iteration does its ops in
+                                   * order (get cannot precede put), never rotated */
     int run_first;                /* run (iteration) index of the first run, 0; samples carry
                                    * run_first + i, ops keys use it too */
     int slice;                    /* which cut of the job this is, 0 (see vc_plan.h) */

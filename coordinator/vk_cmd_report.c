@@ -17,7 +17,8 @@ static void usage(FILE *out)
             "Reports the campaign stored in DIR/results.db.\n\n"
             "  -f, --format FMT   text (default): the seed benchmarks' tables, the cross-site\n"
             "                     comparison and detailed statistics; csv or json: one row or\n"
-            "                     object per (job, agent, op, scale point) group\n"
+            "                     object per (job, agent, op, scale point) group; html: one\n"
+            "                     self-contained page with charts and the same tables\n"
             "  -a, --agent NAME   only this agent\n"
             "  -j, --job ID       only this job\n"
             "  -r, --raw          every raw sample instead of summaries (csv or json)\n"
@@ -63,7 +64,7 @@ int vk_cmd_report(int argc, char **argv)
                 vk_report_format_names());
         return 2;
     }
-    if ((raw && !fmt->raw) || (!raw && !fmt->summary)) {
+    if ((raw && !fmt->raw) || (!raw && !fmt->summary && !fmt->store)) {
         fprintf(stderr, "vantage report: %s%s output is not available in this build%s\n",
                 format, raw ? " raw" : "", raw ? " (raw samples: --format csv or json)" : "");
         return 2;
@@ -86,6 +87,8 @@ int vk_cmd_report(int argc, char **argv)
         if (rc)
             snprintf(err, sizeof err, "exporting raw samples of %s failed: %s: %s",
                      vk_store_path(st), vc_strerror(rc), vk_store_errmsg(st));
+    } else if (fmt->store) {
+        rc = fmt->store(st, &filter, out, err, sizeof err);
     } else {
         vk_summary_t *sum = NULL;
         rc = vk_summary_build(st, &filter, &sum, err, sizeof err);

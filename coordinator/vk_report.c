@@ -7,15 +7,16 @@
 
 #include "vc_log.h"
 #include "vk_report_csv.h"
+#include "vk_report_html.h"
 #include "vk_report_json.h"
 #include "vk_report_text.h"
 
 static const vk_report_format_t formats[] = {
-    {"text", vk_report_text, NULL},
-    {"csv", vk_report_csv, vk_report_csv_raw},
-    {"json", vk_report_json, vk_report_json_raw},
-    /* HTML with SVG charts: a renderer over the same vk_summary_t goes here. */
-    {"html", NULL, NULL},
+    {"text", vk_report_text, NULL, NULL},
+    {"csv", vk_report_csv, vk_report_csv_raw, NULL},
+    {"json", vk_report_json, vk_report_json_raw, NULL},
+    /* HTML charts draw from the raw samples too (vk_chartdata). */
+    {"html", NULL, NULL, vk_report_html_store},
 };
 
 const vk_report_format_t *vk_report_format(const char *name)

@@ -1,7 +1,7 @@
 /* vk_report: the report formats of `vantage report`, as a table of
  * renderers over a vk_summary_t (summary) or over the store (raw samples).
- * Adding a format (HTML) is one renderer module and one entry in the table
- * in vk_report.c; summary computation never changes for it. */
+ * Adding a format is one renderer module and one entry in the table in
+ * vk_report.c; summary computation never changes for it. */
 #ifndef VK_REPORT_H
 #define VK_REPORT_H
 
@@ -18,6 +18,11 @@ typedef struct {
     vc_status_t (*summary)(const vk_summary_t *s, FILE *out);
     /* Writes every raw sample (--raw); NULL when the format has no raw form. */
     vc_status_t (*raw)(vk_store_t *st, const vk_filter_t *f, FILE *out);
+    /* Writes the report from the store itself, for a format that needs more
+     * than the summary (HTML: charts from the raw samples); NULL otherwise.
+     * Used instead of `summary` when set; err says what failed. */
+    vc_status_t (*store)(vk_store_t *st, const vk_filter_t *f, FILE *out, char *err,
+                         size_t errlen);
 } vk_report_format_t;
 
 /* The format called `name`, or NULL. */

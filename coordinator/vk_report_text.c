@@ -14,7 +14,7 @@ static void rule(FILE *out, char c, int n)
     fputc('\n', out);
 }
 
-static void fmt_time(char *buf, size_t size, int64_t ns)
+void vk_report_fmt_time(char *buf, size_t size, int64_t ns)
 {
     if (ns <= 0) {
         snprintf(buf, size, "-");
@@ -454,8 +454,8 @@ static void jobs_table(const vk_summary_t *s, FILE *out)
 vc_status_t vk_report_text(const vk_summary_t *s, FILE *out)
 {
     char start[40], end[40];
-    fmt_time(start, sizeof start, s->campaign.start_ns);
-    fmt_time(end, sizeof end, s->campaign.end_ns);
+    vk_report_fmt_time(start, sizeof start, s->campaign.start_ns);
+    vk_report_fmt_time(end, sizeof end, s->campaign.end_ns);
     fprintf(out, "vantage report: campaign %s (run by vantage %s), %s .. %s\n\n",
             s->campaign.name[0] ? s->campaign.name : "-",
             s->campaign.version[0] ? s->campaign.version : "-", start, end);

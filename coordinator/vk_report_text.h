@@ -21,5 +21,7 @@ void vk_report_text_nbi(const vk_summary_t *s, const vk_nbi_table_t *t, FILE *ou
 void vk_report_text_s3bench(const vk_summary_t *s, size_t job_index, FILE *out);
 /* The cross-site table of one job id. */
 void vk_report_text_compare(const vk_summary_t *s, const char *job, FILE *out);
+/* A wall-clock time as "YYYY-MM-DD HH:MM:SS UTC", "-" when unknown (<= 0). */
+void vk_report_fmt_time(char *buf, size_t size, int64_t ns);
 
 #endif

@@ -95,9 +95,11 @@ void vk_text_scrub(char *s)
     scrub(s, 0);
 }
 
+/* The NBI table's ops: the three paths, the creation, and the count check
+ * and inventory removal, whose failures must show as the point's ERROR row. */
 static int is_listing_op(const char *op)
 {
-    return vk_op_rank(op) <= 3;
+    return vk_op_rank(op) <= 3 || strcmp(op, "count-check") == 0 || strcmp(op, "nbi-destroy") == 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -579,7 +581,8 @@ static vc_status_t build_nbi(vk_summary_t *sum)
             case 0: row->regular = g; break;
             case 1: row->nbi = g; break;
             case 2: row->direct = g; break;
-            default: row->create = g; break;
+            case 3: row->create = g; break;
+            default: break; /* count-check, nbi-destroy: only their errors matter here */
             }
             if (g->errors && !row->failed) {
                 row->failed = 1;

@@ -45,8 +45,8 @@ PUT_BODY_MAX = 512 << 20         # object bodies held in memory for a signed S3 
 GO_DRAIN_MAX = 256 << 10         # Go's net/http discards at most this much unread body
 CHUNK_THRESHOLD = 2048           # Go sends Content-Length only for bodies below this
 MSGP_BUF = 32 << 10              # msgp's streaming buffer: the size of each chunk
-SESSIONS_MAX = 2000              # regular-list jobs kept for the repeated-request rule
-SESSION_IDLE_S = 300
+SESSIONS_MAX = 256               # regular-list jobs kept for the repeated-request rule
+SESSION_IDLE_S = 180
 LINGER_S = 2.0                   # how long a closing proxy discards an unread PUT body
 
 # list-object flags (section 11)
@@ -146,6 +146,7 @@ class Cluster:
             "snaps_ttl_s": 3600,
             "time_offset_min": args.time_offset_min,
             "opaque_tokens": 0,
+            "msgpack_chunked": 1,
         }
         self.version_t = parse_version(args.ais_version)
         self.bmd = set()                        # remote buckets known to the cluster
@@ -205,18 +206,25 @@ class Cluster:
             f.setdefault("variant", "msgpack-truncated")
             if f["variant"] not in self.MALFORMED:
                 raise BadRequest(f"variant: one of {', '.join(self.MALFORMED)}")
-        for k in ("status",):
-            if k in f and (not isinstance(f[k], int) or not 400 <= f[k] <= 599):
-                raise BadRequest("status: expecting an HTTP error status 400..599")
+        if "status" in f and (isinstance(f["status"], bool) or not isinstance(f["status"], int)
+                              or not 400 <= f["status"] <= 599):
+            raise BadRequest("status: expecting an HTTP error status 400..599")
+        if "bucket" in f and (not isinstance(f["bucket"], str) or name == "health-unavailable"):
+            raise BadRequest("bucket: a bucket name (not for health-unavailable)")
+        if "after_pages" in f and (isinstance(f["after_pages"], bool) or not isinstance(f["after_pages"], int)
+                                   or f["after_pages"] < 1):
+            raise BadRequest("after_pages: expecting a positive integer")
         with self.lock:
             self.faults[name] = f
             return dict(self.faults)
 
-    def take_fault(self, name):
-        """Consume one use of an armed fault; returns its parameters or None."""
+    def take_fault(self, name, bck=None):
+        """Consume one use of an armed fault; returns its parameters or None. A fault
+        armed with "bucket" fires only for requests on that bucket, so tests sharing
+        one emulator don't consume each other's faults."""
         with self.lock:
             f = self.faults.get(name)
-            if not f:
+            if not f or (f.get("bucket") and f["bucket"] != bck):
                 return None
             f["count"] -= 1
             if f["count"] <= 0:
@@ -276,6 +284,10 @@ class Cluster:
             raise AisError(f"invalid backend provider \"{prov}\"")
         if not name:
             raise AisError("missing bucket name")
+        try:
+            check_alpha_plus(name, f"bucket name \"{name}\"")
+        except BadRequest as e:
+            raise AisError(str(e)) from None
         if prov != "aws" or query.get("namespace"):
             cname = f"{'s3' if prov == 'aws' else prov}://{name}"
             raise AisError(f"bucket \"{cname}\" does not exist ({EMULATOR} serves only aws buckets "
@@ -347,7 +359,7 @@ class Cluster:
         delim = "/" if flags & LS_NO_RECURSION else ""
         try:
             objs, dirs, nxt, _ = self.backend.list_objects_v2(bck, prefix, token, max_keys, delim,
-                                                              purpose="list")
+                                                              purpose="list", job=uuid)
         except s3.S3Error as e:
             raise self.s3_error(e, bck, f"s3://{bck}") from None
         name_only = bool(flags & LS_NAME_ONLY)
@@ -381,11 +393,12 @@ class Cluster:
     # name: a client that builds tokens instead of echoing them then fails here, as it
     # would against an S3 whose tokens are opaque (correction 7). Off: pass-through.
     TOKEN_TAG = "aisemu1."
+    TOKEN_NONCE = 6              # random bytes appended, so equal S3 tokens differ on the wire
 
     def wrap_token(self, tok):
         if not tok or not self.cfg["opaque_tokens"]:
             return tok
-        raw = tok.encode("utf-8", "surrogatepass") + b"\0" + secrets.token_bytes(6)
+        raw = tok.encode("utf-8", "surrogatepass") + secrets.token_bytes(self.TOKEN_NONCE)
         return self.TOKEN_TAG + base64.urlsafe_b64encode(raw).decode()
 
     def unwrap_token(self, tok):
@@ -394,8 +407,10 @@ class Cluster:
         try:
             if not tok.startswith(self.TOKEN_TAG):
                 raise ValueError
-            raw = base64.urlsafe_b64decode(tok[len(self.TOKEN_TAG):].encode("ascii"))
-            return raw[:raw.rindex(b"\0")].decode("utf-8", "surrogatepass")
+            raw = base64.b64decode(tok[len(self.TOKEN_TAG):].encode("ascii"), altchars=b"-_", validate=True)
+            if len(raw) <= self.TOKEN_NONCE:
+                raise ValueError
+            return raw[:-self.TOKEN_NONCE].decode("utf-8", "surrogatepass")
         except (ValueError, UnicodeError):
             raise AisError("InvalidArgument: the continuation token provided is incorrect "
                            "(echo the token of the previous page unchanged)") from None
@@ -459,7 +474,6 @@ class Cluster:
         if m["name"]:
             check_alpha_plus(m["name"], "inventory name")
         xid = "inv-" + gen_uuid()
-        fault = self.take_fault("nbi-fail")
         with self.lock:
             for j in self.jobs.values():
                 if j.bck == bck and j.running:
@@ -471,11 +485,13 @@ class Cluster:
                                f"({', '.join(sorted(invs))}); use force to replace it")
             self.inventories.pop(bck, None)
             job = nbi.CreateJob(xid, bck, m["name"] or xid, m, self.tids, self.backend,
-                                self.cfg["nbi_page_delay_ms"] / 1000.0,
-                                (fault.get("after_pages", 1) if fault else 0),
-                                self.lock, lambda inv: self._install(inv), self.log)
+                                self.cfg["nbi_page_delay_ms"] / 1000.0, 0,
+                                self.lock, self._install, self.log)
             self.jobs[xid] = job
             self._prune_jobs()
+        fault = self.take_fault("nbi-fail", bck)      # only a job that really starts uses it
+        if fault:
+            job.fail_after_pages = fault.get("after_pages", 1)
         job.start()
         self.log(f"create-inventory {xid}: s3://{bck} prefix {m['prefix']!r} name {job.inv_name!r}")
         return xid
@@ -622,7 +638,7 @@ class Handler(BaseHTTPRequestHandler):
                     return b"".join(parts)
                 total += n
                 if total > cap:
-                    self.close_connection = True
+                    self.close_connection = self.linger = True
                     raise BadRequest(f"request body over {cap} bytes", 413)
                 parts.append(self.rfile.read(n))
                 self.rfile.readline(1024)
@@ -637,7 +653,7 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             raise BadRequest(f"invalid Content-Length {cl!r}") from None
         if n > cap:
-            self.close_connection = True
+            self.close_connection = self.linger = True
             raise BadRequest(f"request body of {n} bytes is over the limit of {cap}", 413)
         data = self.rfile.read(n)
         if len(data) != n:
@@ -681,10 +697,17 @@ class Handler(BaseHTTPRequestHandler):
         except OSError:
             pass
 
+    def finish(self):
+        try:
+            super().finish()
+        finally:
+            self.cluster.backend.release()  # the connection thread ends: so does its S3 connection
+
     def handle_expect_100(self):
         # Go's server sends "100 Continue" only when the handler reads the body; the
-        # redirecting proxy never does, so the client gets the 307 straight away.
-        if self.role == "proxy":
+        # proxy never reads an object PUT's (it redirects), so that client gets the 307
+        # straight away. Control messages are read, so they get their 100.
+        if self.role == "proxy" and urllib.parse.urlsplit(self.path).path.startswith("/v1/objects/"):
             return True
         return super().handle_expect_100()
 
@@ -873,7 +896,7 @@ class Handler(BaseHTTPRequestHandler):
         c = self.cluster
         m = codec.parse_lsomsg(value)
         m["prefix"] = m["prefix"].rstrip("*") if m["prefix"].endswith("*") else m["prefix"]
-        fault = c.take_fault("list-error")
+        fault = c.take_fault("list-error", bck)
         if fault:
             raise AisError(f"{EMULATOR}: injected list error (fault list-error)", fault.get("status", 503))
         if m["flags"] & LS_NBI and c.nbi_supported():
@@ -882,15 +905,17 @@ class Handler(BaseHTTPRequestHandler):
         else:
             c.count("list-regular")
             uuid, tok, ents = c.list_regular(bck, m)
-        if c.take_fault("list-token-repeat") and m["continuation_token"]:
+        if c.take_fault("list-token-repeat", bck) and m["continuation_token"]:
             tok = m["continuation_token"]
         mp = codec.accepts_msgpack(self.headers.get("Accept") or "", c.version_t)
-        bad = c.take_fault("list-malformed")
+        bad = c.take_fault("list-malformed", bck)
         if bad:
             return self.send_malformed(bad["variant"], uuid, tok, ents)
         if mp:
             body = codec.msgpack_lsores(uuid, tok, ents)
-            return self.send(200, body, "application/msgpack", chunked=len(body) >= CHUNK_THRESHOLD)
+            # AIS streams msgpack through a 32 KiB msgp buffer: Go sends it chunked
+            chunked = len(body) >= CHUNK_THRESHOLD and c.cfg["msgpack_chunked"]
+            return self.send(200, body, "application/msgpack", chunked=chunked)
         pretty = (self.headers.get("User-Agent") or "").startswith("Mozilla/5.0")
         return self.send(200, codec.json_lsores(uuid, tok, ents, pretty=pretty),
                          "application/json; charset=utf-8")
@@ -951,6 +976,9 @@ class Handler(BaseHTTPRequestHandler):
                                    "inventories": invs, "stats": c.stats(),
                                    "fault_help": c.FAULTS})
         if m == "GET" and what == "stats":
+            job = self.query.get("job")
+            if job:
+                return self.send_json({"job": job, "ListObjectsV2": c.backend.job_list_calls(job)})
             return self.send_json(c.stats())
         if m == "POST" and what == "stats/reset":
             c.reset_stats()
@@ -968,7 +996,7 @@ class Handler(BaseHTTPRequestHandler):
     def _json_body(self):
         try:
             return json.loads(self.read_body(CTRL_BODY_MAX) or b"null")
-        except ValueError as e:
+        except (ValueError, RecursionError) as e:
             raise BadRequest(f"invalid JSON: {e}") from None
 
 
@@ -995,7 +1023,7 @@ class TargetHandler(Handler):
             raise AisError("missing object name")
         bck = c.resolve_bucket(bck_name, self.query)
         cname = f"s3://{bck}/{obj}"
-        fault = c.take_fault("object-error")
+        fault = c.take_fault("object-error", bck)
         if fault:
             raise AisError(f"{EMULATOR}: injected object error for {cname} (fault object-error)",
                            fault.get("status", 500))
@@ -1066,15 +1094,15 @@ class Server(ThreadingHTTPServer):
     request_queue_size = 256
 
 
-def main(argv=None):
+def parse_args(argv=None):
     ap = argparse.ArgumentParser(description="AIStore API emulator (a test fixture, not AIStore)")
     env = os.environ.get
     ap.add_argument("--host", default=env("VANTAGE_AISEMU_HOST", "127.0.0.1"),
                     help="address to listen on and to advertise in the Smap and redirects")
     ap.add_argument("--port", type=int, default=int(env("VANTAGE_AISEMU_PORT", "51080")),
-                    help="proxy port (the AIS endpoint)")
+                    help="proxy port (the AIS endpoint; 0 picks a free one)")
     ap.add_argument("--target-port", type=int, default=int(env("VANTAGE_AISEMU_TARGET_PORT", "51081")),
-                    help="port of the simulated targets (redirect destination)")
+                    help="port of the simulated targets (redirect destination; 0 picks a free one)")
     ap.add_argument("--targets", type=int, default=int(env("VANTAGE_AISEMU_TARGETS", "3")),
                     help="number of simulated targets (nat)")
     ap.add_argument("--ais-version", default=env("VANTAGE_AISEMU_VERSION", "5.0"),
@@ -1097,21 +1125,40 @@ def main(argv=None):
     missing = [k for k in ("AWS_ENDPOINT_URL", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY") if not env(k)]
     if missing:
         ap.error(f"missing environment {', '.join(missing)} (the S3 backend; see tests/rgw.sh env)")
+    return args
+
+
+def build(args):
+    """The cluster and its two listening (not yet serving) servers; raises OSError
+    when a port is taken. Tests use it to run a private instance in-process."""
+    env = os.environ.get
     backend = s3.Backend(env("AWS_ENDPOINT_URL"), env("AWS_ACCESS_KEY_ID"), env("AWS_SECRET_ACCESS_KEY"),
                          env("AWS_REGION", "us-east-1"))
     cluster = Cluster(args, backend)
     ph = type("ProxyHandler", (Handler,), {"cluster": cluster})
     th = type("TargetsHandler", (TargetHandler,), {"cluster": cluster})
+    proxy = Server((args.host, args.port), ph)
     try:
-        proxy = Server((args.host, args.port), ph)
         target = Server((args.host, args.target_port), th)
+    except OSError:
+        proxy.server_close()
+        raise
+    cluster.pport = proxy.server_address[1]
+    cluster.tport = target.server_address[1]
+    return cluster, proxy, target
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    try:
+        cluster, proxy, target = build(args)
     except OSError as e:
         sys.stderr.write(f"{EMULATOR}: cannot listen on {args.host}:{args.port}/{args.target_port}: {e}\n")
         return 1
     threading.Thread(target=target.serve_forever, daemon=True, name="targets").start()
     cluster.log(f"AIS EMULATOR (not AIStore) claiming version {cluster.software_version()}: proxy "
-                f"http://{args.host}:{args.port}, {args.targets} targets at http://{args.host}:{args.target_port}, "
-                f"S3 backend {backend.netloc}")
+                f"http://{args.host}:{cluster.pport}, {args.targets} targets at "
+                f"http://{args.host}:{cluster.tport}, S3 backend {cluster.backend.netloc}")
     try:
         proxy.serve_forever()
     except KeyboardInterrupt:

@@ -40,7 +40,7 @@ def parse_actmsg(body):
                          '{"action":...,"name":...,"value":...})')
     try:
         obj = json.loads(body)
-    except (ValueError, UnicodeDecodeError) as e:
+    except (ValueError, UnicodeDecodeError, RecursionError) as e:
         raise BadRequest(f"failed to unmarshal JSON action message: {e}") from None
     if not isinstance(obj, dict):
         raise BadRequest("failed to unmarshal JSON action message: not an object")
@@ -148,7 +148,7 @@ def parse_querymsg(body):
         return {}
     try:
         obj = json.loads(body)
-    except (ValueError, UnicodeDecodeError) as e:
+    except (ValueError, UnicodeDecodeError, RecursionError) as e:
         raise BadRequest(f"failed to unmarshal JSON query message: {e}") from None
     if obj is None:
         return {}

@@ -47,6 +47,9 @@ start() {
     answers || die "process $(cat "$PIDF") runs but http://$HOST:$PORT/v1/health does not answer 200 (log: $LOG)"
     return 0
   fi
+  if answers; then
+    die "something not started from $DIR already answers on http://$HOST:$PORT; stop it, or set VANTAGE_AISEMU_PORT (and VANTAGE_AISEMU_DIR) for a second instance"
+  fi
   mkdir -p "$DIR"
   if [ -z "${AWS_ENDPOINT_URL:-}" ]; then
     eval "$("$here/../rgw.sh" env)"
@@ -59,7 +62,7 @@ start() {
   echo "$pid" >"$PIDF"
   local end=$((SECONDS + ${VANTAGE_AISEMU_START_TIMEOUT:-30}))
   # readiness: /v1/health answers 200 (after any configured startup window)
-  until answers; do
+  until answers && kill -0 "$pid" 2>/dev/null; do
     if ! kill -0 "$pid" 2>/dev/null; then
       rm -f "$PIDF"
       tail -n 20 "$LOG" >&2 || true

@@ -124,14 +124,16 @@ class Inventory:
         for s in self.snaps:
             # what the stored msgpack chunks would roughly weigh on disk
             size += sum(len(e[0]) + 8 + len(e[2]) + 6 for e in s.entries)
-        return {
-            "bucket": f"s3://{self.bck}", "name": self.name, "obj_name": self.obj_name(),
-            "size": size, "prefix": self.prefix,
+        meta = {
+            "prefix": self.prefix,
             "started": min(s.started for s in self.snaps),
             "finished": max(s.finished for s in self.snaps),
             "ntotal": self.ntotal, "smap_ver": self.smap_ver,
             "chunks": sum(len(s.chunk_starts) for s in self.snaps), "nat": len(self.snaps),
         }
+        info = {"bucket": f"s3://{self.bck}", "name": self.name, "obj_name": self.obj_name(), "size": size}
+        info.update((k, v) for k, v in meta.items() if v)      # NBIMeta fields are omitempty
+        return info
 
     def list_page(self, prefix, token, pagesize, norecurse):
         nat = len(self.snaps)
@@ -213,7 +215,7 @@ class CreateJob:
                 if self._abort.is_set():
                     break
                 ents, _, token, _ = self.backend.list_objects_v2(
-                    self.bck, self.prefix, token, self.pagesize, purpose="nbi-create")
+                    self.bck, self.prefix, token, self.pagesize, purpose="nbi-create", job=self.id)
                 pages += 1
                 for name, size, etag in ents:
                     if name.endswith("/") and size == 0:
@@ -238,6 +240,7 @@ class CreateJob:
         except Exception as e:          # noqa: BLE001 - any backend error fails the job
             run.err = f"t[{run.tid}]: {e}"
             self.log(f"create-inventory {self.id} target {run.tid} failed: {e}")
+        self.backend.release()
         run.end_ns = time.time_ns()
         with self._lock:
             self._left -= 1

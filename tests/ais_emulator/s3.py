@@ -6,11 +6,13 @@ the emulator exists to put RGW's real listing latency in front of an AIS client.
 requests are signed with botocore's SigV4 signer, sent on one keep-alive
 http.client connection per thread, and the XML is parsed with the C ElementTree.
 
-Every call is counted (by operation, and listings also by purpose/bucket/prefix) so
-tests can check "exactly one ListObjectsV2 per AIS page".
+Every call is counted (by operation, and listings also by purpose/bucket/prefix and
+by the AIS list job -- uuid or xaction id -- they served) so tests can check "exactly
+one ListObjectsV2 per AIS page", even with other clients listing at the same time.
 """
 
 import base64
+import collections
 import hashlib
 import http.client
 import threading
@@ -26,6 +28,7 @@ _NS = "{http://s3.amazonaws.com/doc/2006-03-01/}"
 # Caps on what the backend may send us: the emulator must not fall over on a bad reply.
 MAX_XML_BYTES = 64 << 20
 MAX_KEYS_PER_PAGE = 1000
+JOBS_COUNTED = 4096
 
 
 def _q(s, safe="-_.~"):
@@ -71,6 +74,7 @@ class Backend:
         self._lock = threading.Lock()
         self.calls = {}            # op -> count
         self.list_calls = {}       # (purpose, bucket, prefix) -> count
+        self.job_calls = collections.OrderedDict()   # list uuid / xaction id -> count (bounded)
         self.list_delay = 0.0      # seconds added before every ListObjectsV2 (S3 RTT knob)
 
     # ---- statistics -------------------------------------------------------
@@ -89,10 +93,15 @@ class Backend:
                 ],
             }
 
+    def job_list_calls(self, job):
+        with self._lock:
+            return self.job_calls.get(job, 0)
+
     def reset_stats(self):
         with self._lock:
             self.calls.clear()
             self.list_calls.clear()
+            self.job_calls.clear()
 
     # ---- transport --------------------------------------------------------
 
@@ -103,6 +112,10 @@ class Backend:
             c = cls(self.host, self.port, timeout=self.timeout)
             self._tls.conn = c
         return c
+
+    def release(self):
+        """Close this thread's connection; a thread that ends calls it."""
+        self._drop_conn()
 
     def _drop_conn(self):
         c = getattr(self._tls, "conn", None)
@@ -176,7 +189,7 @@ class Backend:
         root = ET.fromstring(resp.body)
         return [b.findtext(_NS + "Name") for b in root.iter(_NS + "Bucket")]
 
-    def list_objects_v2(self, bucket, prefix, token, max_keys, delimiter="", purpose="list"):
+    def list_objects_v2(self, bucket, prefix, token, max_keys, delimiter="", purpose="list", job=""):
         """One ListObjectsV2 call. Returns (entries, common_prefixes, next_token, truncated);
         entries are (key, size, etag) in S3 order."""
         max_keys = max(1, min(int(max_keys), MAX_KEYS_PER_PAGE))
@@ -192,6 +205,11 @@ class Backend:
             self.calls["ListObjectsV2"] = self.calls.get("ListObjectsV2", 0) + 1
             k = (purpose, bucket, prefix)
             self.list_calls[k] = self.list_calls.get(k, 0) + 1
+            if job:
+                self.job_calls[job] = self.job_calls.get(job, 0) + 1
+                self.job_calls.move_to_end(job)
+                if len(self.job_calls) > JOBS_COUNTED:
+                    self.job_calls.popitem(last=False)
         if self.list_delay > 0:
             time.sleep(self.list_delay)
         resp = self._request("GET", self._path(bucket), query=q)

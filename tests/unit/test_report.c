@@ -803,8 +803,8 @@ static void test_cmd_report(void **state)
     json_decref(root);
     char *raw_text[] = {"report", f->dir, "--raw", NULL};
     assert_int_equal(vk_cmd_report(3, raw_text), 2);
-    char *html[] = {"report", f->dir, "--format", "html", NULL};
-    assert_int_equal(vk_cmd_report(4, html), 2);
+    char *html_raw[] = {"report", f->dir, "--format", "html", "--raw", NULL};
+    assert_int_equal(vk_cmd_report(5, html_raw), 2);
     char *bad[] = {"report", f->dir, "--format", "xml", NULL};
     assert_int_equal(vk_cmd_report(4, bad), 2);
     char *missing[] = {"report", "/nonexistent/vantage-dir", NULL};

@@ -1,0 +1,262 @@
+/* va_wl_ops: put/get/head/delete iterations, s3bench's order. */
+#include "va_wl_ops.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "va_target.h"
+#include "va_wl.h"
+#include "vc_log.h"
+
+#define COMP "ops"
+#define MAX_WORKERS 1024
+#define MAX_ITERATIONS 1000000
+#define MAX_SIZE (INT64_C(5) << 30) /* S3's single-PUT limit */
+#define KEY_LEN 1100
+
+vc_status_t va_wl_ops_key(char *out, size_t outlen, const char *key_prefix,
+                          const char *agent_name, int64_t i)
+{
+    if (!agent_name || !*agent_name || strchr(agent_name, '/') || i < 0)
+        return VC_ERR_ARG;
+    int n = snprintf(out, outlen, "%s%s/s3bench-%" PRId64, key_prefix ? key_prefix : "",
+                     agent_name, i);
+    return n < 0 || (size_t)n >= outlen || n > 1024 ? VC_ERR_ARG : VC_OK;
+}
+
+typedef struct {
+    const vc_job_t *job;
+    const va_workload_env_t *env;
+    va_wl_t *wl;
+    const char *data;    /* zeros, or NULL with upload_file */
+    int64_t size;
+    char label[VC_LABEL_MAX];
+    int nops;            /* operations per iteration of the block: 1, or all (interleave) */
+    const vc_op_t *ops;  /* the block's operations */
+    atomic_int next;     /* next iteration of the block */
+} ops_t;
+
+typedef struct {
+    ops_t *o;
+    int index;
+    va_target_t *client;
+    char tmp[4096];      /* download file */
+} worker_t;
+
+static void one(worker_t *w, vc_op_t op, int i)
+{
+    ops_t *o = w->o;
+    char key[KEY_LEN];
+    vc_sample_t s;
+    vc_sample_init(&s);
+    VC_SAMPLE_SET(&s, label, o->label);
+    s.scale = o->size;
+    s.run = i;
+    s.worker = w->index;
+    va_wl_ops_key(key, sizeof key, o->job->key_prefix, o->env->agent_name, i); /* checked */
+    switch (op) {
+    case VC_OP_PUT:
+        if (o->data)
+            va_target_put(w->client, key, o->data, (size_t)o->size, &s);
+        else
+            va_target_put_file(w->client, key, o->job->upload_file, &s);
+        break;
+    case VC_OP_GET: {
+        FILE *f = fopen(w->tmp, "wb");
+        if (!f) {
+            char msg[VC_ERRMSG_MAX];
+            snprintf(msg, sizeof msg, "cannot create the download file %s: %s", w->tmp,
+                     strerror(errno));
+            VC_SAMPLE_SET(&s, op, "get");
+            s.start_wall_ns = vc_wall_now();
+            s.err_class = VC_EC_OTHER;
+            VC_SAMPLE_SET(&s, err_code, "LocalFile");
+            VC_SAMPLE_SET(&s, err_msg, msg);
+            break;
+        }
+        va_target_get(w->client, key, f, &s);
+        if (fclose(f) != 0 && s.err_class == VC_EC_NONE) {
+            s.err_class = VC_EC_OTHER;
+            VC_SAMPLE_SET(&s, err_code, "LocalFile");
+            VC_SAMPLE_SET(&s, err_msg, "writing the download file failed (disk full?)");
+        }
+        unlink(w->tmp);
+        break;
+    }
+    case VC_OP_HEAD:
+        va_target_head(w->client, key, &s);
+        break;
+    case VC_OP_DELETE:
+    default:
+        va_target_delete(w->client, key, &s);
+        break;
+    }
+    if (s.err_class != VC_EC_NONE)
+        vc_debug(COMP, "%s %s: %s", vc_op_name(op), key, va_target_error(w->client));
+    va_wl_emit(o->wl, &s, 0);
+}
+
+static void *work(void *arg)
+{
+    worker_t *w = arg;
+    ops_t *o = w->o;
+    for (int i; !va_wl_cancelled(o->wl) && (i = atomic_fetch_add(&o->next, 1)) <
+                                                o->job->iterations;)
+        for (int k = 0; k < o->nops && !va_wl_cancelled(o->wl); k++)
+            one(w, o->ops[k], o->job->run_first + i);
+    return NULL;
+}
+
+static int has_get(const vc_job_t *job)
+{
+    for (int i = 0; i < job->nops; i++)
+        if (job->ops[i] == VC_OP_GET)
+            return 1;
+    return 0;
+}
+
+static vc_status_t check(const vc_job_t *job, const va_workload_env_t *env, char *err,
+                         size_t errlen)
+{
+    char key[KEY_LEN];
+    if (job->iterations < 1 || job->iterations > MAX_ITERATIONS) {
+        snprintf(err, errlen, "ops: iterations %d is out of range (1..%d)", job->iterations,
+                 MAX_ITERATIONS);
+        return VC_ERR_ARG;
+    }
+    if (job->workers < 1 || job->workers > MAX_WORKERS) {
+        snprintf(err, errlen, "ops: workers %d is out of range (1..%d)", job->workers,
+                 MAX_WORKERS);
+        return VC_ERR_ARG;
+    }
+    if (job->nops < 1 || job->nops > VC_MAX_OPS) {
+        snprintf(err, errlen, "ops: %d operations; give 1 to %d of put, get, head, delete",
+                 job->nops, VC_MAX_OPS);
+        return VC_ERR_ARG;
+    }
+    for (int i = 0; i < job->nops; i++)
+        if ((unsigned)job->ops[i] >= VC_OP_COUNT) {
+            snprintf(err, errlen, "ops: operation %d is unknown", i + 1);
+            return VC_ERR_ARG;
+        }
+    if (!job->upload_file[0] && (job->object_size < 0 || job->object_size > MAX_SIZE)) {
+        snprintf(err, errlen, "ops: object_size %" PRId64 " is out of range (0..%" PRId64 ")",
+                 job->object_size, MAX_SIZE);
+        return VC_ERR_ARG;
+    }
+    if (job->run_first < 0 || job->run_first > INT32_MAX - MAX_ITERATIONS) {
+        snprintf(err, errlen, "ops: run_first %d is out of range", job->run_first);
+        return VC_ERR_ARG;
+    }
+    if (va_wl_ops_key(key, sizeof key, job->key_prefix, env->agent_name,
+                      (int64_t)job->run_first + job->iterations) != VC_OK) {
+        snprintf(err, errlen,
+                 "ops: cannot name objects from key prefix '%.80s' and agent name '%.64s' (the "
+                 "agent needs a name without '/', and keys are at most 1024 bytes)",
+                 job->key_prefix, env->agent_name ? env->agent_name : "");
+        return VC_ERR_ARG;
+    }
+    return VC_OK;
+}
+
+vc_status_t va_wl_ops(const vc_job_t *job, const va_workload_env_t *env, char *err,
+                      size_t errlen)
+{
+    vc_status_t rc = check(job, env, err, errlen);
+    if (rc)
+        return rc;
+    ops_t o = {.job = job, .env = env, .size = job->object_size};
+    int nw = job->workers < job->iterations ? job->workers : job->iterations;
+    worker_t *ws = calloc((size_t)nw, sizeof *ws);
+    pthread_t *th = calloc((size_t)nw, sizeof *th);
+    char *zeros = NULL;
+    va_target_opts_t to = {.timeout_ms = job->timeout_ms};
+    if (!ws || !th) {
+        rc = VC_ERR_NOMEM;
+        snprintf(err, errlen, "ops: out of memory");
+        goto done;
+    }
+    if (job->upload_file[0]) {
+        struct stat st;
+        int serr = stat(job->upload_file, &st) != 0 ? errno : 0;
+        if (serr || !S_ISREG(st.st_mode)) {
+            rc = VC_ERR_IO;
+            snprintf(err, errlen, "ops: upload_file '%s' on this agent: %s", job->upload_file,
+                     serr ? strerror(serr) : "not a regular file");
+            goto done;
+        }
+        o.size = (int64_t)st.st_size;
+    } else if (!(zeros = calloc(1, o.size > 0 ? (size_t)o.size : 1))) {
+        rc = VC_ERR_NOMEM;
+        snprintf(err, errlen, "ops: out of memory for a %" PRId64 "-byte object", o.size);
+        goto done;
+    }
+    o.data = zeros;
+    snprintf(o.label, sizeof o.label, "%s%s/", job->key_prefix, env->agent_name);
+    const char *dir = env->work_dir && *env->work_dir ? env->work_dir : "/tmp";
+    for (int i = 0; i < nw; i++) {
+        ws[i].o = &o;
+        ws[i].index = i;
+        snprintf(ws[i].tmp, sizeof ws[i].tmp, "%s/vantage-ops-%d-%d.get", dir, (int)getpid(), i);
+        if (i == 0 && has_get(job)) {
+            /* downloads need a writable directory: say so now, not once per get */
+            FILE *f = fopen(ws[0].tmp, "wb");
+            if (!f) {
+                rc = VC_ERR_IO;
+                snprintf(err, errlen, "ops: cannot write downloads to %s: %s (set the agent's "
+                                      "work directory)", dir, strerror(errno));
+                goto done;
+            }
+            fclose(f);
+            unlink(ws[0].tmp);
+        }
+        if (!(ws[i].client = va_target_new(&job->target, &to, err, errlen))) {
+            rc = VC_ERR_CONFIG;
+            goto done;
+        }
+    }
+    if (!(o.wl = va_wl_new(job, env, "ops", 1))) {
+        rc = VC_ERR_NOMEM;
+        snprintf(err, errlen, "ops: out of memory");
+        goto done;
+    }
+    va_wl_set_total(o.wl, (int64_t)job->nops * job->iterations);
+    va_wl_progress(o.wl, 1);
+    /* blocks: one per operation (the seed), or one of whole iterations */
+    int nblocks = job->interleave ? 1 : job->nops;
+    for (int b = 0; b < nblocks && !va_wl_cancelled(o.wl); b++) {
+        o.ops = job->interleave ? job->ops : &job->ops[b];
+        o.nops = job->interleave ? job->nops : 1;
+        atomic_store(&o.next, 0);
+        if (nw == 1) {
+            work(&ws[0]); /* the usual case: s3bench's single thread, no thread hop */
+            continue;
+        }
+        int started = 0;
+        for (; started < nw; started++)
+            if (pthread_create(&th[started], NULL, work, &ws[started]) != 0)
+                break;
+        if (!started)
+            work(&ws[0]);
+        for (int i = 0; i < started; i++)
+            pthread_join(th[i], NULL);
+    }
+    va_wl_progress(o.wl, 1);
+    if (va_wl_cancelled(o.wl)) {
+        rc = VC_ERR_CANCELLED;
+        snprintf(err, errlen, "ops: cancelled");
+    }
+done:
+    for (int i = 0; ws && i < nw; i++)
+        va_target_destroy(&ws[i].client);
+    va_wl_destroy(&o.wl);
+    free(ws);
+    free(th);
+    free(zeros);
+    return rc;
+}
