@@ -21,11 +21,12 @@ bdir=${VANTAGE_FUZZ_BUILD:-$src/build-fuzz}
 command -v clang >/dev/null || { echo "run.sh: clang not found: apt-get install clang libclang-rt-14-dev" >&2; exit 2; }
 
 echo "fuzz: building in $bdir" >&2
+mkdir -p "$bdir"
 CC=clang cmake -S "$src" -B "$bdir" -DVANTAGE_FUZZ=ON -DVANTAGE_TESTS=OFF \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$bdir.cmake.log" 2>&1 ||
-  { cat "$bdir.cmake.log" >&2; exit 1; }
-cmake --build "$bdir" -j"${VANTAGE_FUZZ_JOBS:-2}" >"$bdir.build.log" 2>&1 ||
-  { grep -E 'error|Error' "$bdir.build.log" >&2; exit 1; }
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$bdir/cmake.log" 2>&1 ||
+  { cat "$bdir/cmake.log" >&2; exit 1; }
+cmake --build "$bdir" -j"${VANTAGE_FUZZ_JOBS:-2}" >"$bdir/build.log" 2>&1 ||
+  { grep -E "error|Error" "$bdir/build.log" >&2; exit 1; }
 
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then

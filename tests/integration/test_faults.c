@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <spawn.h>
@@ -27,7 +28,9 @@
 #include "va_awscfg.h"
 #include "va_http.h"
 #include "va_s3.h"
+#include "va_workload.h"
 #include "vc_clock.h"
+#include "vc_job.h"
 
 extern char **environ;
 
@@ -346,6 +349,207 @@ static void list_reset_on_page_is_connection(void **state)
     run_list("reset", VC_EC_CONNECT, NULL);
 }
 
+/* ---- workloads through the proxy ---- */
+
+typedef struct {
+    pthread_mutex_t mu;
+    vc_sample_t *v;
+    size_t n, cap;
+} sink_t;
+
+static void on_emit(void *arg, const vc_sample_t *s)
+{
+    sink_t *k = arg;
+    pthread_mutex_lock(&k->mu);
+    if (k->n == k->cap) {
+        k->cap = k->cap ? 2 * k->cap : 64;
+        k->v = realloc(k->v, k->cap * sizeof *k->v);
+        if (!k->v)
+            abort();
+    }
+    vc_sample_init(&k->v[k->n]);
+    if (vc_sample_copy(&k->v[k->n], s) != VC_OK)
+        abort();
+    k->n++;
+    pthread_mutex_unlock(&k->mu);
+}
+
+static void sink_free(sink_t *k)
+{
+    for (size_t i = 0; i < k->n; i++)
+        vc_sample_clear(&k->v[i]);
+    free(k->v);
+    pthread_mutex_destroy(&k->mu);
+}
+
+static vc_status_t run_job(const vc_job_t *job, sink_t *k)
+{
+    memset(k, 0, sizeof *k);
+    pthread_mutex_init(&k->mu, NULL);
+    va_workload_env_t env = {.agent_name = "faults", .site = "test", .emit = on_emit, .arg = k};
+    char err[512] = "";
+    vc_status_t rc = va_workload_run(job, &env, err, sizeof err);
+    if (rc != VC_OK)
+        fprintf(stderr, "job %s: %s\n", vc_workload_name(job->kind), err);
+    return rc;
+}
+
+static void proxy_target(vc_target_t *t, const char *endpoint)
+{
+    vc_target_init(t);
+    snprintf(t->name, sizeof t->name, "rgw-via-faultproxy");
+    t->kind = VC_TK_S3;
+    snprintf(t->endpoint, sizeof t->endpoint, "%s", endpoint);
+    snprintf(t->bucket, sizeof t->bucket, "%s", bucket);
+}
+
+/* ops (s3bench): ROUNDS iterations of put, get, head, delete through a proxy
+ * with rule; returns the samples (caller frees) after checking the job ran
+ * them all. */
+static void run_ops(const char *rule, int64_t timeout_ms, sink_t *k)
+{
+    proxy_t *p = &g_proxy;
+    proxy_start(p, rule, NULL);
+    vc_job_t job;
+    vc_job_init(&job, VC_WL_OPS);
+    proxy_target(&job.target, p->endpoint);
+    snprintf(job.key_prefix, sizeof job.key_prefix, "%sops/", prefix);
+    job.iterations = ROUNDS;
+    job.object_size = 1024;
+    job.timeout_ms = timeout_ms;
+    vc_mono_ns_t t0 = vc_mono_now();
+    assert_int_equal(run_job(&job, k), VC_OK);
+    /* every request ended within its timeout: the job as a whole is bounded */
+    assert_true((vc_mono_now() - t0) / VC_NS_PER_MS < 4 * ROUNDS * (timeout_ms + 1000));
+    assert_int_equal(k->n, 4 * ROUNDS);
+    proxy_stop(p);
+}
+
+/* Samples of op: how many, and how many have class ec. */
+static int count_class(const sink_t *k, const char *op, vc_errclass_t ec, int *total)
+{
+    int n = 0, all = 0;
+    for (size_t i = 0; i < k->n; i++) {
+        if (strcmp(k->v[i].op, op))
+            continue;
+        all++;
+        n += k->v[i].err_class == ec;
+    }
+    if (total)
+        *total = all;
+    return n;
+}
+
+static void ops_slowdown_counted_and_job_goes_on(void **state)
+{
+    (void)state;
+    sink_t k;
+    run_ops("slowdown method=GET path=/s3bench-[0-9]+$ every=2", 10000, &k);
+    int total;
+    assert_int_equal(count_class(&k, "get", VC_EC_THROTTLED, &total), ROUNDS / 2);
+    assert_int_equal(total, ROUNDS);
+    assert_int_equal(count_class(&k, "get", VC_EC_NONE, NULL), ROUNDS / 2);
+    for (size_t i = 0; i < k.n; i++) {
+        const vc_sample_t *s = &k.v[i];
+        if (s->err_class == VC_EC_THROTTLED) {
+            assert_string_equal(s->err_code, "SlowDown");
+            assert_int_equal(s->http_status, 503);
+        } else {
+            assert_int_equal(s->err_class, VC_EC_NONE);
+        }
+    }
+    sink_free(&k);
+}
+
+static void ops_stall_times_out_at_job_timeout(void **state)
+{
+    (void)state;
+    sink_t k;
+    run_ops("stall method=HEAD every=2 stall=30", 1000, &k);
+    int total;
+    assert_int_equal(count_class(&k, "head", VC_EC_TIMEOUT, &total), ROUNDS / 2);
+    for (size_t i = 0; i < k.n; i++) {
+        const vc_sample_t *s = &k.v[i];
+        if (s->err_class == VC_EC_TIMEOUT) {
+            assert_string_equal(s->op, "head");
+            /* the job's 1 s timeout, not libcurl's default or the proxy's 30 s */
+            assert_true(s->duration_ns >= 900 * VC_NS_PER_MS);
+            assert_true(s->duration_ns < 3000 * VC_NS_PER_MS);
+        } else {
+            assert_int_equal(s->err_class, VC_EC_NONE);
+        }
+    }
+    sink_free(&k);
+}
+
+/* A PUT lost to a reset is a connection error; the GET and HEAD of the object
+ * it did not write are 404s; everything else succeeds. */
+static void ops_reset_is_connection_and_counted(void **state)
+{
+    (void)state;
+    sink_t k;
+    run_ops("reset method=PUT path=/s3bench- every=3", 10000, &k);
+    assert_int_equal(count_class(&k, "put", VC_EC_CONNECT, NULL), ROUNDS / 3);
+    assert_int_equal(count_class(&k, "put", VC_EC_NONE, NULL), ROUNDS - ROUNDS / 3);
+    assert_int_equal(count_class(&k, "get", VC_EC_CLIENT, NULL), ROUNDS / 3);
+    assert_int_equal(count_class(&k, "head", VC_EC_CLIENT, NULL), ROUNDS / 3);
+    for (size_t i = 0; i < k.n; i++)
+        if (k.v[i].err_class == VC_EC_CONNECT)
+            assert_int_equal(k.v[i].http_status, 0);
+    sink_free(&k);
+}
+
+/* list-scale, S3 direct, pages of 2 keys over NKEYS: the 2nd list request
+ * (page 2 of the first listing) fails. That listing is one failed sample
+ * with what it saw, the point's remaining runs are skipped, and the next
+ * point lists whole. */
+static void listscale_page_fault_is_one_failed_listing(void **state)
+{
+    (void)state;
+    proxy_t *p = &g_proxy;
+    proxy_start(p, "internal method=GET path=list-type=2 nth=2", NULL);
+    vc_job_t job;
+    vc_job_init(&job, VC_WL_LIST_SCALE);
+    proxy_target(&job.target, p->endpoint);
+    job.paths = VC_PATH_S3_DIRECT;
+    job.verify_count = 0;
+    job.warmup = 0;
+    job.runs = 3;
+    job.page_size = 2;
+    job.nscale = 2;
+    for (int i = 0; i < 2; i++) {
+        snprintf(job.scale[i].label, sizeof job.scale[i].label, "p%d", i);
+        snprintf(job.scale[i].prefix, sizeof job.scale[i].prefix, "%slist/", prefix);
+        job.scale[i].count = NKEYS;
+    }
+    sink_t k;
+    assert_int_equal(run_job(&job, &k), VC_OK);
+    int failed = 0, good = 0;
+    for (size_t i = 0; i < k.n; i++) {
+        const vc_sample_t *s = &k.v[i];
+        if (strcmp(s->op, "s3-direct"))
+            continue;
+        if (s->err_class == VC_EC_NONE) {
+            /* never a short listing passed off as a fast one */
+            assert_int_equal(s->keys, NKEYS);
+            assert_int_equal(s->pages, 3);
+            assert_string_equal(s->label, "p1");
+            good++;
+        } else {
+            assert_int_equal(s->err_class, VC_EC_SERVER);
+            assert_string_equal(s->err_code, "InternalError");
+            assert_int_equal(s->http_status, 500);
+            assert_true(s->keys < NKEYS);
+            assert_string_equal(s->label, "p0");
+            failed++;
+        }
+    }
+    assert_int_equal(failed, 1);
+    assert_int_equal(good, 3);
+    sink_free(&k);
+    proxy_stop(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -359,6 +563,10 @@ int main(void)
         cmocka_unit_test_teardown(list_truncated_page_is_protocol, stop_proxy),
         cmocka_unit_test_teardown(list_slowdown_on_page_is_throttled, stop_proxy),
         cmocka_unit_test_teardown(list_reset_on_page_is_connection, stop_proxy),
+        cmocka_unit_test_teardown(ops_slowdown_counted_and_job_goes_on, stop_proxy),
+        cmocka_unit_test_teardown(ops_stall_times_out_at_job_timeout, stop_proxy),
+        cmocka_unit_test_teardown(ops_reset_is_connection_and_counted, stop_proxy),
+        cmocka_unit_test_teardown(listscale_page_fault_is_one_failed_listing, stop_proxy),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
