@@ -25,6 +25,7 @@
 
 #include <cmocka.h>
 
+#include "va_ais.h"
 #include "va_awscfg.h"
 #include "va_http.h"
 #include "va_s3.h"
@@ -51,10 +52,10 @@ typedef struct {
 
 /* Starts the proxy in front of RGW with the given rules and waits for its
  * READY line (its readiness signal), at most 10 s. */
-static void proxy_start(proxy_t *p, const char *rule1, const char *rule2)
+static void proxy_start_to(proxy_t *p, const char *up, const char *flavour, const char *rule1,
+                           const char *rule2)
 {
     const char *src = getenv("VANTAGE_SRC");
-    const char *up = getenv("AWS_ENDPOINT_URL");
     assert_non_null(src);
     assert_non_null(up);
     char script[1024];
@@ -65,12 +66,14 @@ static void proxy_start(proxy_t *p, const char *rule1, const char *rule2)
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
     posix_spawn_file_actions_addclose(&fa, fds[0]);
-    char *argv[12];
+    char *argv[14];
     int n = 0;
     argv[n++] = "/usr/bin/python3";
     argv[n++] = script;
     argv[n++] = "--upstream";
     argv[n++] = (char *)up;
+    argv[n++] = "--flavour";
+    argv[n++] = (char *)flavour;
     argv[n++] = "--rule";
     argv[n++] = (char *)rule1;
     if (rule2) {
@@ -102,6 +105,12 @@ static void proxy_start(proxy_t *p, const char *rule1, const char *rule2)
     if (sscanf(line, "READY %63[^:]:%d", host, &port) != 2)
         fail_msg("faultproxy said '%s', not READY HOST:PORT", line);
     snprintf(p->endpoint, sizeof p->endpoint, "http://%s:%d", host, port);
+}
+
+/* In front of RGW, S3 error bodies. */
+static void proxy_start(proxy_t *p, const char *rule1, const char *rule2)
+{
+    proxy_start_to(p, getenv("AWS_ENDPOINT_URL"), "s3", rule1, rule2);
 }
 
 static void proxy_stop(proxy_t *p)
@@ -550,6 +559,79 @@ static void listscale_page_fault_is_one_failed_listing(void **state)
     proxy_stop(p);
 }
 
+/* ---- the AIS client in front of the AIS emulator ---- */
+
+/* A listing of the NKEYS keys through the AIS emulator in pages of 2, with
+ * the 2nd list request (page 2) faulted as AIS would answer (JSON errors). */
+static void run_ais_list(const char *action, vc_errclass_t ec, const char *code)
+{
+    const char *ep = getenv("AIS_ENDPOINT");
+    if (!ep || !*ep)
+        fail_msg("AIS_ENDPOINT is not set (tests/servers.sh env)");
+    char rule[256];
+    snprintf(rule, sizeof rule, "%s method=GET path=^/v1/buckets/ nth=2", action);
+    proxy_t *p = &g_proxy;
+    proxy_start_to(p, ep, "ais", rule, NULL);
+    char err[512], uri[160];
+    va_ais_opts_t o = {.endpoint = p->endpoint, .token = "", .timeout_ms = 10000};
+    va_ais_t *ais = va_ais_new(&o, err, sizeof err);
+    if (!ais)
+        fail_msg("va_ais_new: %s", err);
+    va_ais_bck_t bck;
+    snprintf(uri, sizeof uri, "aws://%s", bucket);
+    assert_int_equal(va_ais_bck_parse(uri, &bck, NULL, 0, err, sizeof err), VC_OK);
+    char lp[96];
+    snprintf(lp, sizeof lp, "%slist/", prefix);
+    va_ais_list_opts_t lo = {.prefix = lp, .page_size = 2};
+
+    vc_sample_t s;
+    vc_sample_init(&s);
+    vc_status_t rc = va_ais_list(ais, &bck, &lo, &s);
+    if (rc == VC_OK || s.err_class != ec)
+        fail_msg("AIS listing with '%s' on page 2: rc %s, class %s (%s: %s), expected %s",
+                 action, vc_strerror(rc), vc_errclass_name(s.err_class), s.err_code, s.err_msg,
+                 vc_errclass_name(ec));
+    if (code)
+        assert_string_equal(s.err_code, code);
+    assert_true(s.keys < NKEYS);
+    vc_sample_clear(&s);
+
+    vc_sample_init(&s);
+    rc = va_ais_list(ais, &bck, &lo, &s);
+    if (rc != VC_OK)
+        fail_msg("AIS listing after the fault: %s", va_ais_error(ais));
+    assert_int_equal(s.err_class, VC_EC_NONE);
+    assert_int_equal(s.keys, NKEYS);
+    assert_int_equal(s.pages, 3);
+    vc_sample_clear(&s);
+    va_ais_destroy(&ais);
+    proxy_stop(p);
+}
+
+static void ais_list_429_is_throttled(void **state)
+{
+    (void)state;
+    run_ais_list("throttle", VC_EC_THROTTLED, "TooManyRequests");
+}
+
+static void ais_list_500_is_server(void **state)
+{
+    (void)state;
+    run_ais_list("internal", VC_EC_SERVER, "InternalError");
+}
+
+static void ais_list_malformed_is_protocol(void **state)
+{
+    (void)state;
+    run_ais_list("malformed", VC_EC_PROTOCOL, NULL);
+}
+
+static void ais_list_reset_is_connection(void **state)
+{
+    (void)state;
+    run_ais_list("reset", VC_EC_CONNECT, NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -567,6 +649,10 @@ int main(void)
         cmocka_unit_test_teardown(ops_stall_times_out_at_job_timeout, stop_proxy),
         cmocka_unit_test_teardown(ops_reset_is_connection_and_counted, stop_proxy),
         cmocka_unit_test_teardown(listscale_page_fault_is_one_failed_listing, stop_proxy),
+        cmocka_unit_test_teardown(ais_list_429_is_throttled, stop_proxy),
+        cmocka_unit_test_teardown(ais_list_500_is_server, stop_proxy),
+        cmocka_unit_test_teardown(ais_list_malformed_is_protocol, stop_proxy),
+        cmocka_unit_test_teardown(ais_list_reset_is_connection, stop_proxy),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
