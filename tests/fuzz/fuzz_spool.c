@@ -15,20 +15,6 @@
 static char g_dir[256];
 static char g_path[300];
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc;
-    (void)argv;
-    setenv("VANTAGE_LOG", "error", 1); /* recovery warns on every damaged file */
-    snprintf(g_dir, sizeof g_dir, "%s/vantage-fuzz-spool-XXXXXX",
-             access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
-    if (!mkdtemp(g_dir))
-        abort();
-    snprintf(g_path, sizeof g_path, "%s/spool", g_dir);
-    return 0;
-}
-
 static void empty_dir(void)
 {
     DIR *d = opendir(g_dir);
@@ -43,6 +29,27 @@ static void empty_dir(void)
         unlink(p);
     }
     closedir(d);
+}
+
+static void remove_dir(void)
+{
+    empty_dir();
+    rmdir(g_dir);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    setenv("VANTAGE_LOG", "error", 1); /* recovery warns on every damaged file; run.sh filters the rest */
+    snprintf(g_dir, sizeof g_dir, "%s/vantage-fuzz-spool-XXXXXX",
+             access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
+    if (!mkdtemp(g_dir))
+        abort();
+    snprintf(g_path, sizeof g_path, "%s/spool", g_dir);
+    atexit(remove_dir);
+    return 0;
 }
 
 static int on_batch(void *arg, const va_spool_batch_t *b)

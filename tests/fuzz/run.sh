@@ -54,7 +54,9 @@ for t in "${targets[@]}"; do
     printf 'fuzz: %-18s ok   %8s runs in %ss, %s\n' "$t" "${execs:-?}" "$secs" "${cov:-cov: ?}"
   else
     printf 'fuzz: %-18s FAILED (log %s)\n' "$t" "$log"
-    grep -E 'ERROR|SUMMARY|runtime error|Test unit written|deadly signal|^    #[0-9] ' "$log" | head -30 | sed 's/^/  /'
+    # (vantage's own log lines, "ERROR [spool] ...", are expected noise)
+    grep -E 'ERROR|SUMMARY|runtime error|Test unit written|deadly signal|^    #[0-9] ' "$log" |
+      grep -Ev ' (ERROR|WARN) +\[' | head -30 | sed 's/^/  /'
     failed+=("$t")
   fi
 done
