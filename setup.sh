@@ -15,7 +15,7 @@ PACKAGES=(
   libexpat1-dev libjansson-dev libsqlite3-dev libcmocka-dev sqlite3
   ceph-mon ceph-osd radosgw ceph-common uuid-runtime curl
   python3 python3-boto3 python3-msgpack
-  chromium
+  chromium clang libclang-rt-14-dev llvm
 )
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }

@@ -98,8 +98,13 @@ vc_status_t va_ais_err_parse(long status, const char *text, size_t len, va_ais_e
         printable(e->message, sizeof e->message, text, len);
         rc = VC_ERR_PROTO;
     }
-    if (json_is_string(tcode) && json_string_length(tcode) > 0)
-        printable(e->code, sizeof e->code, json_string_value(tcode), json_string_length(tcode));
+    if (json_is_string(tcode)) {
+        /* a blank tcode keeps the status's name: a sample's code is never empty */
+        char tc[sizeof e->code];
+        printable(tc, sizeof tc, json_string_value(tcode), json_string_length(tcode));
+        if (tc[0])
+            memcpy(e->code, tc, sizeof tc);
+    }
     if (json_is_string(node))
         printable(e->node, sizeof e->node, json_string_value(node), json_string_length(node));
     json_decref(root);

@@ -159,8 +159,9 @@ vc_status_t va_ais_rfc3339_parse(const char *s, int64_t *unix_ns, int *is_zero)
             *is_zero = 1;
         return VC_OK;
     }
-    /* int64 ns covers 1678..2262; anything else is not a job time */
-    if (y < 1700 || y > 2250)
+    /* A job time is after the epoch, and this range keeps both a time and the
+     * difference of two (a job's duration) inside int64 ns. */
+    if (y < 1970 || y > 2250)
         return VC_ERR_PROTO;
     int64_t secs = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec -
                    sign * (oh * 3600 + om * 60);
@@ -225,7 +226,7 @@ vc_status_t va_ais_job_total_time(const char *body, size_t len, va_ais_job_time_
             if (json_is_string(objs)) {
                 char *endp;
                 long long v = strtoll(json_string_value(objs), &endp, 10);
-                if (*endp || v < 0) {
+                if (*endp || v < 0 || (t->objs > 0 && v > INT64_MAX - t->objs)) {
                     snprintf(err, errlen, "job snapshot of target %.64s: loc-objs is not a count",
                              tid);
                     goto done;

@@ -14,6 +14,7 @@
 
 #include "va_agent.h"
 #include "va_cmd.h"
+#include "vc_fs.h"
 #include "vc_agentcfg.h"
 #include "vc_clock.h"
 #include "vc_diag.h"
@@ -117,21 +118,6 @@ static int apply_credentials(const vc_agentcfg_t *cfg)
     setenv("AIS_AUTHN_TOKEN", tok, 1);
     memset(tok, 0, sizeof tok);
     return 0;
-}
-
-static int mkdirs(const char *dir)
-{
-    char tmp[PATH_MAX];
-    snprintf(tmp, sizeof tmp, "%s", dir);
-    for (char *p = tmp + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(tmp, 0700) != 0 && errno != EEXIST)
-            return -1;
-        *p = '/';
-    }
-    return mkdir(tmp, 0700) != 0 && errno != EEXIST ? -1 : 0;
 }
 
 int va_cmd_agent(int argc, char **argv)
@@ -293,7 +279,7 @@ int va_cmd_agent(int argc, char **argv)
     char spool_dir[PATH_MAX], spool_path[PATH_MAX];
     snprintf(spool_dir, sizeof spool_dir, "%s",
              spool ? spool : (config ? cfg.spool_dir : "vantage-spool"));
-    if (mkdirs(spool_dir) != 0) {
+    if (vc_mkdir_p(spool_dir, 0700) != 0) {
         fprintf(stderr, "vantage agent: cannot create spool directory %s: %s\n", spool_dir,
                 strerror(errno));
         return 1;
@@ -301,7 +287,7 @@ int va_cmd_agent(int argc, char **argv)
     snprintf(spool_path, sizeof spool_path, "%s/%s.spool", spool_dir, o.name);
     o.spool_path = spool_path;
     o.work_dir = work ? work : (config && cfg.work_dir[0] ? cfg.work_dir : NULL);
-    if (o.work_dir && mkdirs(o.work_dir) != 0) {
+    if (o.work_dir && vc_mkdir_p(o.work_dir, 0700) != 0) {
         fprintf(stderr, "vantage agent: cannot create work directory %s: %s\n", o.work_dir,
                 strerror(errno));
         return 1;

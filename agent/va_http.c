@@ -23,6 +23,8 @@ struct va_http_t {
     va_http_resp_t *resp;
     size_t upload_pos;   /* in-memory body read position */
     long cur_status;     /* status line of the response being received */
+    int sends;           /* times libcurl was about to send this request */
+    int resend_refused;  /* libcurl wanted to send it again: refused (on_prereq) */
     char errbuf[CURL_ERROR_SIZE];
 };
 
@@ -190,6 +192,28 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *userp)
     return n;
 }
 
+/* libcurl sends a request again by itself when a reused keep-alive
+ * connection dies before any reply byte (an idle connection the server
+ * closed, a reset). The second send would be timed as part of the first, and
+ * the failure would vanish: refuse it, so the request fails as the lost
+ * connection it was and a workload decides about retrying. Each followed
+ * redirect is one more send, on purpose. */
+static int on_prereq(void *ud, char *primary_ip, char *local_ip, int primary_port, int local_port)
+{
+    (void)primary_ip;
+    (void)local_ip;
+    (void)primary_port;
+    (void)local_port;
+    va_http_t *self = ud;
+    long redirects = 0;
+    curl_easy_getinfo(self->curl, CURLINFO_REDIRECT_COUNT, &redirects);
+    if (++self->sends > 1 + redirects) {
+        self->resend_refused = 1;
+        return CURL_PREREQFUNC_ABORT;
+    }
+    return CURL_PREREQFUNC_OK;
+}
+
 static int32_t us_or_unknown(CURL *c, CURLINFO what)
 {
     curl_off_t v = 0;
@@ -226,6 +250,8 @@ vc_status_t va_http_do(va_http_t *self, const va_http_req_t *req, va_http_resp_t
     self->aborted = 0;
     self->upload_pos = 0;
     self->cur_status = 0;
+    self->sends = 0;
+    self->resend_refused = 0;
     self->max = req->max_body ? req->max_body : (size_t)64 << 20;
     self->errbuf[0] = '\0';
 
@@ -248,6 +274,8 @@ vc_status_t va_http_do(va_http_t *self, const va_http_req_t *req, va_http_resp_t
     curl_easy_setopt(c, CURLOPT_WRITEDATA, self);
     curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(c, CURLOPT_HEADERDATA, self);
+    curl_easy_setopt(c, CURLOPT_PREREQFUNCTION, on_prereq);
+    curl_easy_setopt(c, CURLOPT_PREREQDATA, self);
     if (req->follow_redirects) {
         curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
         curl_easy_setopt(c, CURLOPT_MAXREDIRS, 5L);
@@ -303,6 +331,12 @@ vc_status_t va_http_do(va_http_t *self, const va_http_req_t *req, va_http_resp_t
 
     resp->cpu_user_us = u1 - u0;
     resp->cpu_sys_us = s1 - s0;
+    if (rc == CURLE_ABORTED_BY_CALLBACK && self->resend_refused) {
+        rc = CURLE_RECV_ERROR; /* what happened: the reply never came */
+        snprintf(self->errbuf, sizeof self->errbuf,
+                 "connection lost before any reply (a kept-alive connection closed or reset; "
+                 "the request is not sent again)");
+    }
     resp->curl_code = (int)rc;
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &resp->status);
     curl_easy_getinfo(c, CURLINFO_REDIRECT_COUNT, &resp->redirects);

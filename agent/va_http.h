@@ -2,7 +2,9 @@
  * worker, and the timing record of every request made on it. Both object-store
  * clients (va_s3, va_ais) send through this, so S3 and AIS samples carry the
  * same phases, byte counts, status and CPU time.
- * A request never retries by itself: what is sent once is timed once. */
+ * A request never retries by itself: what is sent once is timed once (libcurl's
+ * own resend on a kept-alive connection that died is refused: the request
+ * fails as a lost connection). */
 #ifndef VA_HTTP_H
 #define VA_HTTP_H
 

@@ -4,6 +4,7 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,11 +253,24 @@ vc_status_t va_sigv4_amz_date(time_t t, char amz_date[VA_SIGV4_AMZDATE_LEN + 1],
     return VC_OK;
 }
 
+/* SHA-256 fetched from the provider once: OpenSSL 3 looks EVP_sha256() up
+ * again on every digest and HMAC, which costs more than hashing a short
+ * canonical request. */
+static EVP_MD *sha256_fetched;
+static pthread_once_t sha256_once = PTHREAD_ONCE_INIT;
+static void sha256_fetch(void) { sha256_fetched = EVP_MD_fetch(NULL, "SHA256", NULL); }
+
+static const EVP_MD *sha256(void)
+{
+    pthread_once(&sha256_once, sha256_fetch);
+    return sha256_fetched ? sha256_fetched : EVP_sha256();
+}
+
 void va_sigv4_sha256_hex(const void *data, size_t len, char hex[VA_SIGV4_HEX_LEN + 1])
 {
     uint8_t md[32];
     unsigned int mdlen = 0;
-    if (!EVP_Digest(data ? data : "", len, md, &mdlen, EVP_sha256(), NULL) || mdlen != 32)
+    if (!EVP_Digest(data ? data : "", len, md, &mdlen, sha256(), NULL) || mdlen != 32)
         memset(md, 0, sizeof md); /* cannot happen with a working libcrypto; the server rejects it */
     to_hex(md, 32, hex);
 }
@@ -264,7 +278,7 @@ void va_sigv4_sha256_hex(const void *data, size_t len, char hex[VA_SIGV4_HEX_LEN
 static vc_status_t hmac(const void *key, size_t keylen, const char *msg, uint8_t out[32])
 {
     unsigned int len = 0;
-    if (!HMAC(EVP_sha256(), key, (int)keylen, (const unsigned char *)msg, strlen(msg), out, &len) ||
+    if (!HMAC(sha256(), key, (int)keylen, (const unsigned char *)msg, strlen(msg), out, &len) ||
         len != 32)
         return VC_ERR_INTERNAL;
     return VC_OK;

@@ -77,6 +77,7 @@ struct va_spool {
     msgpack_sbuffer enc; /* encoding buffer when the caller passes none */
     unsigned char *rbuf; /* record read buffer */
     size_t rcap;
+    vp_decoder_t *dec;   /* checks batches during recovery */
 };
 
 /* ------------------------------------------------------------ helpers */
@@ -330,6 +331,19 @@ static int replay(va_spool_t *sp, int type, const unsigned char *p, uint32_t len
             return -2;
         if (first != j->next_seq)
             return -1;
+        /* The CRC says the bytes are as written, not that they are the
+         * SAMPLES message the header announces; one that is not would be
+         * resent, and refused by the coordinator, forever. */
+        vp_msg_t m;
+        if (!sp->dec && !(sp->dec = vp_decoder_new()))
+            return -2;
+        if (vp_decoder_decode(sp->dec, p + BATCH_SUB, len - BATCH_SUB, &m, NULL, 0))
+            return -1;
+        int same = m.type == VP_SAMPLES && m.u.samples.job_id == id &&
+                   m.u.samples.first_seq == first && m.u.samples.nsamples == n;
+        vp_msg_clear(&m);
+        if (!same)
+            return -1;
         if (add_batch(j, first, n, len - BATCH_SUB, off))
             return -2;
         /* a batch wholly below an ack that came earlier in the file */
@@ -500,7 +514,9 @@ va_spool_t *va_spool_open(const char *path, char *err, size_t errlen)
                "own spool path", path, strerror(errno));
         goto fail;
     }
-    if (recover(sp, err, errlen))
+    vc_status_t rc = recover(sp, err, errlen);
+    vp_decoder_destroy(&sp->dec);
+    if (rc)
         goto fail;
     uint64_t live = live_bytes(sp);
     if (sp->size > sp->compact_min && live * 2 < sp->size && va_spool_compact(sp, err, errlen))
@@ -522,6 +538,7 @@ void va_spool_destroy(va_spool_t **p)
         free(sp->jobs[i].b);
     free(sp->jobs);
     free(sp->rbuf);
+    vp_decoder_destroy(&sp->dec);
     msgpack_sbuffer_destroy(&sp->enc);
     free(sp->path);
     free(sp);

@@ -8,7 +8,7 @@ bench_cc() {
     [ -f "$bdir/libvantage_$l.a" ] && libs+=("$bdir/libvantage_$l.a")
   done
   cc -O2 -std=c17 -D_GNU_SOURCE -DVANTAGE_VERSION='"bench"' -I"$src/common" -I"$src/proto" \
-    -I"$src/coordinator" "$file" "${libs[@]}" "${libs[@]}" \
+    -I"$src/coordinator" -I"$src/agent" "$file" "${libs[@]}" "${libs[@]}" \
     "${deps[@]}" -lm -lpthread -o "$out"
 }
 

@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "vc_fs.h"
 #include "vc_clock.h"
 #include "vc_log.h"
 #include "vk_cmd.h"
@@ -41,21 +42,6 @@ static void usage(FILE *out)
             "  --progress MODE    auto|tty|log\n"
             "  --log LEVEL        error|warn|info|debug\n"
             "  --help             this text\n");
-}
-
-static int mkdir_p(const char *dir, mode_t mode)
-{
-    char tmp[PATH_MAX];
-    snprintf(tmp, sizeof tmp, "%s", dir);
-    for (char *p = tmp + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
-            return -1;
-        *p = '/';
-    }
-    return mkdir(tmp, mode) != 0 && errno != EEXIST ? -1 : 0;
 }
 
 /* Runs argv (of this executable) to completion; output to logfd if >= 0. */
@@ -245,8 +231,8 @@ int vk_cmd_run(int argc, char **argv)
     snprintf(logs, sizeof logs, "%s/logs", out);
     snprintf(secret, sizeof secret, "%s/coordinator.key_secret", keys);
     snprintf(ckey, sizeof ckey, "%s/coordinator.key", keys);
-    if (!pids || mkdir_p(out, 0755) || mkdir_p(keys, 0700) || mkdir_p(agkeys, 0700) ||
-        mkdir_p(allow, 0700) || mkdir_p(spool, 0700) || mkdir_p(logs, 0755)) {
+    if (!pids || vc_mkdir_p(out, 0755) || vc_mkdir_p(keys, 0700) || vc_mkdir_p(agkeys, 0700) ||
+        vc_mkdir_p(allow, 0700) || vc_mkdir_p(spool, 0700) || vc_mkdir_p(logs, 0755)) {
         fprintf(stderr, "vantage run: cannot create the directories under %s: %s\n", out,
                 strerror(errno));
         goto done;

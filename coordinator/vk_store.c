@@ -10,6 +10,7 @@
 
 #include <sqlite3.h>
 
+#include "vc_fs.h"
 #include "vc_log.h"
 
 /* PRAGMA application_id: "VANT", so that another program's SQLite file in
@@ -228,26 +229,6 @@ static int64_t pragma_int(sqlite3 *db, const char *sql)
     return v;
 }
 
-static int mkdir_p(const char *dir)
-{
-    char buf[4096];
-    size_t len = strlen(dir);
-    if (len == 0 || len >= sizeof buf)
-        return -1;
-    memcpy(buf, dir, len + 1);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-            return -1;
-        *p = '/';
-    }
-    if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-        return -1;
-    return 0;
-}
-
 /* Checks the file's identity and schema version and brings it up to date. */
 static vc_status_t check_schema(vk_store_t *st, char *err, size_t errlen)
 {
@@ -331,7 +312,7 @@ vc_status_t vk_store_open(const char *dir, unsigned flags, vk_store_t **out, cha
             rc = VC_ERR_NOTFOUND;
             goto fail;
         }
-        if (mkdir_p(dir) != 0) {
+        if (vc_mkdir_p(dir, 0755) != 0) {
             set_err(err, errlen, "cannot create output directory %s: %s", dir, strerror(errno));
             rc = VC_ERR_IO;
             goto fail;
