@@ -16,6 +16,7 @@ PACKAGES=(
   ceph-mon ceph-osd radosgw ceph-common uuid-runtime curl
   python3 python3-boto3 python3-msgpack
   chromium clang libclang-rt-14-dev llvm
+  ansible ansible-lint
 )
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
