@@ -179,6 +179,12 @@ static int send_msg(va_agent_t *a, const vp_msg_t *m)
 static void link_close(va_agent_t *a, int linger_ms)
 {
     if (a->sock) {
+        /* Stop the monitor while its reading end still exists: libzmq's I/O
+         * thread sends monitor events blocking, and an event for a closing
+         * socket sent to a PAIR nobody reads would block that thread for
+         * good, and with it every later connection of this process. */
+        if (a->mon)
+            zmq_socket_monitor(zsock_resolve(a->sock), NULL, 0);
         zsock_set_linger(a->sock, linger_ms);
         zsock_destroy(&a->sock);
     }
