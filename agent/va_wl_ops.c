@@ -197,7 +197,9 @@ vc_status_t va_wl_ops(const vc_job_t *job, const va_workload_env_t *env, char *e
         goto done;
     }
     o.data = zeros;
-    snprintf(o.label, sizeof o.label, "%s%s/", job->key_prefix, env->agent_name);
+    /* The same label on every agent (the keys differ by agent name), so the
+     * report lines the sites up op by op. */
+    snprintf(o.label, sizeof o.label, "%s", job->key_prefix);
     const char *dir = env->work_dir && *env->work_dir ? env->work_dir : "/tmp";
     for (int i = 0; i < nw; i++) {
         ws[i].o = &o;
