@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "va_agent.h"
+#include "va_calibrate_cli.h"
 #include "va_cmd.h"
 #include "vc_fs.h"
 #include "vc_agentcfg.h"
@@ -34,7 +35,8 @@ static void on_signal(int sig)
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: vantage agent --connect tcp://HOST:PORT --name NAME [options]\n\n"
+            "usage: vantage agent --connect tcp://HOST:PORT --name NAME [options]\n"
+            "       vantage agent --calibrate [--calibrate-count N]\n\n"
             "Connects out to a coordinator, runs the jobs it sends and streams the samples\n"
             "back. Samples are spooled to disk until the coordinator acknowledges them, so\n"
             "a lost link or a restart with the same --spool loses nothing.\n\n"
@@ -58,13 +60,17 @@ static void usage(FILE *out)
             "  --lost-after-ms MS     reconnect after this long without a word (10000)\n"
             "  --max-workers N        refuse jobs asking for more workers (64)\n"
             "  --log LEVEL            error|warn|info|debug (default info, or $VANTAGE_LOG)\n"
+            "  --calibrate            measure this host's own overhead (timer, per-request floor\n"
+            "                         against a local null server), print it and exit\n"
+            "  --calibrate-count N    requests per kind for --calibrate (default 1000)\n"
             "  --help                 this text\n");
 }
 
 enum {
     OPT_CONNECT = 256, OPT_NAME, OPT_SITE, OPT_CONFIG, OPT_KEYS, OPT_CKEY, OPT_SPOOL, OPT_WORK,
     OPT_INSECURE, OPT_BATCH, OPT_BATCH_MS, OPT_WINDOW, OPT_HB, OPT_LOST, OPT_MAXW, OPT_LOG,
-    OPT_NO_FSYNC, OPT_TEST_OFFSET, OPT_TEST_RATE, OPT_SPOOL_MAX, OPT_HELP
+    OPT_NO_FSYNC, OPT_TEST_OFFSET, OPT_TEST_RATE, OPT_SPOOL_MAX, OPT_CALIBRATE, OPT_CAL_COUNT,
+    OPT_HELP
 };
 
 static int parse_int(const char *opt, const char *v, long long lo, long long hi, long long *out)
@@ -140,6 +146,8 @@ int va_cmd_agent(int argc, char **argv)
         {"lost-after-ms", required_argument, NULL, OPT_LOST},
         {"max-workers", required_argument, NULL, OPT_MAXW},
         {"log", required_argument, NULL, OPT_LOG},
+        {"calibrate", no_argument, NULL, OPT_CALIBRATE},
+        {"calibrate-count", required_argument, NULL, OPT_CAL_COUNT},
         /* Not in --help: benchmarks of the network path, and tests that
          * shift this agent's wall clock by a known amount. */
         {"no-fsync", no_argument, NULL, OPT_NO_FSYNC},
@@ -152,7 +160,8 @@ int va_cmd_agent(int argc, char **argv)
     int64_t spool_max = -1;
     int insecure = 0, no_fsync = 0;
     long long batch = -1, batch_ms = -1, window = -1, hb = -1, lost = -1, maxw = -1, offset = 0,
-              rate = 0;
+              rate = 0, cal_count = 0;
+    int calibrate = 0;
     int c, idx = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, &idx)) != -1) {
@@ -176,6 +185,8 @@ int va_cmd_agent(int argc, char **argv)
             break;
         }
         case OPT_INSECURE: insecure = 1; break;
+        case OPT_CALIBRATE: calibrate = 1; break;
+        case OPT_CAL_COUNT: num = &cal_count; hi = 100000; break;
         case OPT_NO_FSYNC: no_fsync = 1; break;
         case OPT_BATCH: num = &batch; hi = 10000; break;
         case OPT_BATCH_MS: num = &batch_ms; hi = 60000; break;
@@ -209,6 +220,8 @@ int va_cmd_agent(int argc, char **argv)
         fprintf(stderr, "vantage agent: unexpected argument '%s'\n", argv[optind]);
         return 2;
     }
+    if (calibrate)
+        return va_calibrate_print(cal_count, stdout);
 
     vc_agentcfg_t cfg;
     vc_agentcfg_init(&cfg);
