@@ -53,7 +53,7 @@ static void test_example(void **state)
     assert_string_equal(cfg.coordinator, "tcp://coordinator.example.net:7100");
     assert_string_equal(cfg.name, "fiber");
     assert_string_equal(cfg.site, "Home fiber");
-    assert_string_equal(cfg.cert_file, "/var/lib/vantage/keys/agent.key");
+    assert_string_equal(cfg.cert_file, "/var/lib/vantage-agent/keys/fiber.key");
     assert_string_equal(cfg.aws_profile, "vantage");
     assert_int_equal(cfg.heartbeat_ms, 2000);
     assert_int_equal(cfg.lost_after_ms, 10000);
