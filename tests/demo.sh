@@ -15,7 +15,9 @@
 #   DEMO_PORT      coordinator port on 127.0.0.1 (default 7600)
 #   DEMO_DROP      "SITE:AFTER:SECONDS": drop that site's link AFTER seconds into
 #                  the run, for SECONDS (the tests use it)
-#   LINKEMU_BASE_PORT, LINKEMU_STATE: see tests/linkemu/sites.sh
+#   DEMO_NETNS     1: every agent in its own network namespace (needs root; the
+#                  default when root can create one), 0: all on this host's loopback
+#   LINKEMU_BASE_PORT, LINKEMU_STATE, LINKEMU_NETNS_BASE: see tests/linkemu/sites.sh
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
@@ -42,6 +44,22 @@ step "emulated vantage points: one link emulator per site (profiles in tests/lin
 # target, and the coordinator itself, as on a real mobile or fiber line.
 export LINKEMU_UPSTREAMS="127.0.0.1:7480 127.0.0.1:51080 127.0.0.1:51081 127.0.0.1:$PORT"
 "$here/linkemu/sites.sh" stop >/dev/null 2>&1 || true
+if [ -z "${DEMO_NETNS:-}" ]; then
+  # Where root allows, each agent gets its own network namespace: it then has
+  # its own network stack, and even absolute URLs (AIS redirects) cross its link.
+  DEMO_NETNS=0
+  probe_ns=vantage-probe-$$
+  if [ "$(id -u)" = 0 ] && ip netns add "$probe_ns" 2>/dev/null; then
+    ip netns del "$probe_ns"
+    DEMO_NETNS=1
+  fi
+fi
+export LINKEMU_NETNS=$DEMO_NETNS
+if [ "$DEMO_NETNS" = 1 ]; then
+  echo "  each agent in its own network namespace, reaching everything through its link"
+else
+  echo "  all agents on this host's loopback, each through its own link emulator ports"
+fi
 "$here/linkemu/sites.sh" start
 for s in "${SITES[@]}"; do
   printf '  %-7s %s\n' "$s" "$(grep -h '^#' "$here/linkemu/profiles/$s.cfg" | sed -n '1s/^# *//p')"
@@ -81,7 +99,7 @@ for s in "${SITES[@]}"; do
     eval "$server_env"                      # test-only RGW keys, region
     eval "$("$here/linkemu/sites.sh" env "$s")"  # this site's endpoints (through its link)
     read -r -a ports <<<"$("$here/linkemu/sites.sh" ports "$s")"
-    exec "$VANTAGE" agent --connect "tcp://127.0.0.1:${ports[3]}" --name "$s" --site "${SITE_LABEL[$s]}" \
+    exec "$here/linkemu/sites.sh" exec "$s" -- "$VANTAGE" agent --connect "tcp://127.0.0.1:${ports[3]}" --name "$s" --site "${SITE_LABEL[$s]}" \
       --keys "$keys" --coordinator-key "$keys/coordinator.key" \
       --spool "$RESULTS/spool" --work "$out/work-$s"
   ) >"$out/logs/agent-$s.log" 2>&1 &

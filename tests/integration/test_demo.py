@@ -46,6 +46,7 @@ def run_demo(tmp, extra_env=None):
         # a private set of link emulators, apart from a demo the user may run
         "LINKEMU_BASE_PORT": str(27000 + (os.getpid() % 200) * 50),
         "LINKEMU_STATE": os.path.join(tmp, "linkemu"),
+        "LINKEMU_NETNS_BASE": str(100 + (os.getpid() % 40) * 3),
     })
     env.update(extra_env or {})
     proc = subprocess.run(["bash", os.path.join(SRC, "tests", "demo.sh"), VANTAGE], env=env,

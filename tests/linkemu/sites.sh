@@ -7,6 +7,8 @@
 #   sites.sh env SITE            the agent's endpoints: export lines for the shell
 #   sites.sh drop SITE SECONDS [reset|stall]   drop one site's link, back after SECONDS
 #   sites.sh ports SITE          the listen ports, in LINKEMU_UPSTREAMS order
+#   sites.sh exec SITE -- CMD... run CMD as that site's agent (inside its namespace
+#                                in the namespace form)
 #
 # Loopback form: site k (ec2 = 1, fiber = 2, mobile = 3) listens on
 # 127.0.0.1:BASE+10k+j for upstream j of LINKEMU_UPSTREAMS. With the defaults:
@@ -15,6 +17,12 @@
 # All connections of one site share its link (profiles/SITE.cfg), as one access
 # line does. AIS redirects name the target's real address and so bypass the
 # emulator in this form; use netns.sh and linkemu --netns for AIS object ops.
+#
+# Namespace form (LINKEMU_NETNS=1, needs root): each site gets its own network
+# namespace (netns.sh, vantage-vpN with N = LINKEMU_NETNS_BASE + k) and its
+# emulator listens inside it on the upstreams' own addresses (127.0.0.1:7480
+# ...), so the agent, run with `sites.sh exec SITE -- ...`, uses the usual
+# endpoints and every byte it sends, AIS redirects included, crosses its link.
 #
 # Environment: LINKEMU (binary; default <repo>/build/tests/linkemu),
 # LINKEMU_UPSTREAMS (default "127.0.0.1:7480 127.0.0.1:51080 127.0.0.1:51081"),
@@ -29,16 +37,24 @@ upstreams=(${LINKEMU_UPSTREAMS:-127.0.0.1:7480 127.0.0.1:51080 127.0.0.1:51081})
 base=${LINKEMU_BASE_PORT:-17400}
 state=${LINKEMU_STATE:-/tmp/vantage-linkemu}
 all_sites=(ec2 fiber mobile)
+netns=${LINKEMU_NETNS:-0}
+nsbase=${LINKEMU_NETNS_BASE:-0}
 
 die() { echo "sites.sh: $*" >&2; exit 1; }
-usage() { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; }
 
 site_index() {
     case "$1" in ec2) echo 1 ;; fiber) echo 2 ;; mobile) echo 3 ;;
         *) die "unknown site '$1' (ec2, fiber, mobile)" ;; esac
 }
 
-port_of() { echo $((base + 10 * $(site_index "$1") + $2)); }
+ns_n() { echo $((nsbase + $(site_index "$1"))); }
+
+# In the namespace form a listener takes its upstream's own port.
+port_of() {
+    if [[ "$netns" == 1 ]]; then local up=${upstreams[$2]}; echo "${up##*:}"
+    else echo $((base + 10 * $(site_index "$1") + $2)); fi
+}
 
 alive() {
     local pid
@@ -53,6 +69,13 @@ start_site() {
         args+=(--listen "127.0.0.1:$(port_of "$s" $j)" --upstream "$up")
         j=$((j + 1))
     done
+    rm -f "$state/$s.netns"
+    if [[ "$netns" == 1 ]]; then
+        "$here/netns.sh" del "$(ns_n "$s")" >/dev/null 2>&1 || true
+        "$here/netns.sh" add "$(ns_n "$s")" >/dev/null
+        echo "$(ns_n "$s")" >"$state/$s.netns"
+        args+=(--netns "vantage-vp$(ns_n "$s")")
+    fi
     rm -f "$state/$s.ready"
     "$bin" "${args[@]}" --profile "$here/profiles/$s.cfg" --control "$state/$s.sock" \
         --ready-file "$state/$s.ready" >/dev/null 2>"$state/$s.log" &
@@ -73,6 +96,10 @@ stop_site() {
         echo "$s: stopped"
     fi
     rm -f "$state/$s.pid"
+    if [[ -f "$state/$s.netns" ]]; then
+        "$here/netns.sh" del "$(cat "$state/$s.netns")" >/dev/null 2>&1 || true
+        rm -f "$state/$s.netns"
+    fi
 }
 
 [[ $# -ge 1 ]] || { usage; exit 2; }
@@ -101,6 +128,13 @@ drop)
     [[ ${#sites[@]} -ge 2 ]] || die "drop SITE SECONDS [reset|stall]"
     alive "${sites[0]}" || die "${sites[0]}: not running (sites.sh start ${sites[0]})"
     "$bin" --ctl "$state/${sites[0]}.sock" down "${sites[2]:-reset}" "${sites[1]}" ;;
+exec)
+    [[ ${#sites[@]} -ge 3 && "${sites[1]}" == "--" ]] || die "exec SITE -- CMD..."
+    site_index "${sites[0]}" >/dev/null
+    if [[ -f "$state/${sites[0]}.netns" ]]; then
+        exec "$here/netns.sh" exec "$(cat "$state/${sites[0]}.netns")" -- "${sites[@]:2}"
+    fi
+    exec "${sites[@]:2}" ;;
 -h|--help|help) usage ;;
 *) usage; exit 2 ;;
 esac
