@@ -178,6 +178,10 @@ vc_status_t va_wl_probe(const vc_job_t *job, const va_workload_env_t *env, char 
     va_wl_set_total(wl, 2 * (int64_t)job->probe_count);
     va_wl_progress(wl, 1);
     int64_t interval = job->probe_interval_ms * VC_NS_PER_MS;
+    /* Labelled by the target's campaign name, the same from every site, so
+     * the report compares the sites' baselines; host:port (which differs when
+     * sites reach the target through different addresses) stays in messages. */
+    const char *label = job->target.name[0] ? job->target.name : where;
     vc_mono_ns_t t0 = vc_mono_now();
     for (int i = 0; i < job->probe_count; i++) {
         vc_mono_ns_t due = t0 + (int64_t)i * interval;
@@ -187,7 +191,7 @@ vc_status_t va_wl_probe(const vc_job_t *job, const va_workload_env_t *env, char 
         int late = va_wl_probe_late(vc_mono_now() - due, interval);
         vc_sample_t s;
         vc_sample_init(&s);
-        VC_SAMPLE_SET(&s, label, where);
+        VC_SAMPLE_SET(&s, label, label);
         s.scale = 0;
         s.run = i;
         s.worker = 0;
@@ -195,7 +199,7 @@ vc_status_t va_wl_probe(const vc_job_t *job, const va_workload_env_t *env, char 
         va_wl_emit(wl, &s, late);
 
         vc_sample_init(&s);
-        VC_SAMPLE_SET(&s, label, where);
+        VC_SAMPLE_SET(&s, label, label);
         s.scale = 0;
         s.run = i;
         s.worker = 0;

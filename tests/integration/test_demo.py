@@ -154,9 +154,10 @@ class DemoSmall(unittest.TestCase, ExactlyOnce):
         for scale, server_ns in creations:
             self.assertGreater(server_ns, 0, f"no server-side creation time at {scale}")
         # one label for all sites, so the report lines them up op by op
-        labels = self.db.execute("""select count(distinct label) from samples_v
-                                    where job = 's3bench'""").fetchone()[0]
-        self.assertEqual(labels, 1)
+        for job in ("s3bench", "probe"):
+            labels = self.db.execute("""select count(distinct label) from samples_v
+                                        where job = ?""", (job,)).fetchone()[0]
+            self.assertEqual(labels, 1, job)
         ops = self.db.execute("""select agent, op, count(*) from samples_v where job = 's3bench'
                                  and err_class = 0 group by agent, op""").fetchall()
         self.assertEqual(len(ops), len(SITES) * 4)
