@@ -24,11 +24,13 @@
 
 #include "va_ais.h"
 #include "va_http.h"
+#include "it_aisemu.h"
 
 #define RUNS_PREFIX "t-aisclient/"
 
-static char g_ep[64], g_dir[256], g_env[512], g_bucket_uri[160];
-static int g_port, g_tport;
+static it_aisemu_t g_emu; /* our private emulator */
+static const char *g_ep = g_emu.ep;
+static char g_bucket_uri[160];
 static va_ais_bck_t g_bck;
 
 typedef struct {
@@ -42,47 +44,6 @@ static dataset_t d1k = {RUNS_PREFIX "1k/", 1000, 1001, NULL};
 static dataset_t d5k = {RUNS_PREFIX "5k/", 5000, 5005, NULL};
 
 /* ---- the private emulator ---- */
-
-static int free_port(void)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t al = sizeof a;
-    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) ||
-        getsockname(fd, (struct sockaddr *)&a, &al)) {
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    close(fd);
-    return ntohs(a.sin_port);
-}
-
-static int emu(const char *cmd)
-{
-    const char *src = getenv("VANTAGE_SRC");
-    char line[1024];
-    snprintf(line, sizeof line, "%s bash '%s/tests/ais_emulator/ctl.sh' %s", g_env,
-             src ? src : ".", cmd);
-    return system(line);
-}
-
-/* POST/DELETE /emulator/<what> on our instance (outside the AIS API). */
-static void emu_ctl(const char *method, const char *what, const char *json)
-{
-    va_http_t *h = va_http_new(NULL);
-    char url[256];
-    snprintf(url, sizeof url, "%s/emulator/%s", g_ep, what);
-    const char *hdr[] = {"Content-Type: application/json", NULL};
-    va_http_req_t req = {.method = method, .url = url, .headers = hdr, .body = json,
-                         .body_len = json ? strlen(json) : 0};
-    va_http_resp_t r;
-    vc_status_t rc = va_http_do(h, &req, &r);
-    if (rc || r.status != 200)
-        fail_msg("emulator control %s %s failed: %s %ld %s", method, what, r.error, r.status,
-                 r.body ? r.body : "");
-    va_http_destroy(&h);
-}
 
 static va_ais_t *client(int json)
 {
@@ -225,17 +186,8 @@ static int group_setup(void **state)
         fprintf(stderr, "VANTAGE_TEST_BUCKET and VANTAGE_SRC must be set (run through ctest)\n");
         return -1;
     }
-    g_port = free_port();
-    g_tport = free_port();
-    snprintf(g_dir, sizeof g_dir, "/tmp/vantage-aisclient-it-%d", (int)getpid());
-    snprintf(g_env, sizeof g_env,
-             "VANTAGE_AISEMU_PORT=%d VANTAGE_AISEMU_TARGET_PORT=%d VANTAGE_AISEMU_DIR='%s'",
-             g_port, g_tport, g_dir);
-    snprintf(g_ep, sizeof g_ep, "http://127.0.0.1:%d", g_port);
-    if (g_port < 0 || g_tport < 0 || g_port == g_tport || emu("start") != 0) {
-        fprintf(stderr, "cannot start a private AIS emulator on ports %d/%d\n", g_port, g_tport);
+    if (it_aisemu_start(&g_emu, "aisclient") != 0)
         return -1;
-    }
     snprintf(g_bucket_uri, sizeof g_bucket_uri, "s3://%s", bucket);
     char err[256];
     if (va_ais_bck_parse(g_bucket_uri, &g_bck, NULL, 0, err, sizeof err)) {
@@ -250,11 +202,7 @@ static int group_setup(void **state)
 static int group_teardown(void **state)
 {
     (void)state;
-    emu("stop");
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", g_dir);
+    it_aisemu_stop(&g_emu);
     dataset_t *ds[] = {&d1k, &d5k};
     for (int k = 0; k < 2; k++) {
         for (int i = 0; ds[k]->names && i < ds[k]->n; i++)
@@ -545,7 +493,7 @@ static void error_replies_are_clear(void **state)
 
     /* an endpoint nobody listens on */
     char ep[64];
-    int port = free_port();
+    int port = it_free_port();
     snprintf(ep, sizeof ep, "http://127.0.0.1:%d", port);
     va_ais_opts_t oo = {.endpoint = ep, .token = ""};
     a = va_ais_new(&oo, err, sizeof err);
@@ -562,7 +510,7 @@ static void error_replies_are_clear(void **state)
 static void job_that_never_finishes_times_out(void **state)
 {
     (void)state;
-    emu_ctl("POST", "config", "{\"nbi_page_delay_ms\": 2000}");
+    it_aisemu_control(&g_emu, "POST", "config", "{\"nbi_page_delay_ms\": 2000}");
     va_ais_t *a = client(0);
     va_ais_nbi_opts_t o = {.prefix = d5k.prefix, .force = 1};
     char job[VA_AIS_JOB_ID_MAX];
@@ -576,7 +524,7 @@ static void job_that_never_finishes_times_out(void **state)
     assert_true(s.duration_ns >= 700 * VC_NS_PER_MS);
     assert_int_equal(s.server_ns, -1);
     vc_sample_clear(&s);
-    emu_ctl("POST", "config", "{\"nbi_page_delay_ms\": 0}");
+    it_aisemu_control(&g_emu, "POST", "config", "{\"nbi_page_delay_ms\": 0}");
     /* destroying it aborts the running creation; the job ends aborted */
     assert_int_equal(va_ais_nbi_destroy(a, &g_bck, NULL, NULL), VC_OK);
     vc_sample_init(&s);
@@ -643,7 +591,7 @@ static void inventory_vanishing_mid_listing_keeps_pages(void **state)
 
 static void arm_fault(void *arg)
 {
-    emu_ctl("POST", "fault", arg);
+    it_aisemu_control(&g_emu, "POST", "fault", arg);
 }
 
 static void malformed_and_failing_replies_mid_listing(void **state)
@@ -692,7 +640,7 @@ static void malformed_and_failing_replies_mid_listing(void **state)
         assert_true(strlen(va_ais_error(a)) > 20);
         vc_sample_clear(&s);
         strs_free(&m.keys);
-        emu_ctl("DELETE", "fault", NULL);
+        it_aisemu_control(&g_emu, "DELETE", "fault", NULL);
         va_ais_destroy(&a);
     }
 }
@@ -700,14 +648,14 @@ static void malformed_and_failing_replies_mid_listing(void **state)
 static void refuses_nbi_before_4_3(void **state)
 {
     (void)state;
-    emu_ctl("POST", "config", "{\"version\": \"4.2\"}");
+    it_aisemu_control(&g_emu, "POST", "config", "{\"version\": \"4.2\"}");
     va_ais_t *a = client(0);
     va_ais_cluster_t cl;
     assert_int_equal(va_ais_probe(a, 5000, 100, 1, NULL, &cl), VC_ERR_UNSUPPORTED);
     assert_non_null(strstr(va_ais_error(a), "4.2"));
     assert_non_null(strstr(va_ais_error(a), "4.3"));
     assert_int_equal(va_ais_probe(a, 5000, 100, 0, NULL, &cl), VC_OK);
-    emu_ctl("POST", "config", "{\"version\": \"5.0\"}");
+    it_aisemu_control(&g_emu, "POST", "config", "{\"version\": \"5.0\"}");
     assert_int_equal(va_ais_probe(a, 5000, 100, 1, NULL, &cl), VC_OK);
     va_ais_destroy(&a);
 }

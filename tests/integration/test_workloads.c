@@ -29,12 +29,14 @@
 #include "va_http.h"
 #include "va_target.h"
 #include "va_workload.h"
+#include "it_aisemu.h"
 
 #define LS_SMALL "t-workloads/ls-250/"
 #define LS_LARGE "t-workloads/ls-1100/"
 
-static char g_ep[64], g_dir[256], g_env[512], g_run[64], g_bucket[128], g_closed_ep[64];
-static int g_port, g_tport;
+static it_aisemu_t g_emu; /* our private emulator */
+static const char *g_ep = g_emu.ep;
+static char g_run[64], g_bucket[128], g_closed_ep[64];
 
 /* ---- collecting callbacks ---- */
 
@@ -147,48 +149,6 @@ static void ais_target(vc_target_t *t, const char *endpoint)
     snprintf(t->provider, sizeof t->provider, "aws");
 }
 
-static int free_port(void)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t al = sizeof a;
-    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) ||
-        getsockname(fd, (struct sockaddr *)&a, &al)) {
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    close(fd);
-    return ntohs(a.sin_port);
-}
-
-static int emu(const char *cmd)
-{
-    char line[1024];
-    snprintf(line, sizeof line, "%s bash '%s/tests/ais_emulator/ctl.sh' %s", g_env,
-             getenv("VANTAGE_SRC"), cmd);
-    return system(line);
-}
-
-/* POST/DELETE /emulator/<what> on our instance; returns the reply body (static). */
-static const char *emu_ctl(const char *method, const char *what, const char *json)
-{
-    static char body[65536];
-    va_http_t *h = va_http_new(NULL);
-    char url[256];
-    snprintf(url, sizeof url, "%s/emulator/%s", g_ep, what);
-    const char *hdr[] = {"Content-Type: application/json", NULL};
-    va_http_req_t req = {.method = method, .url = url, .headers = hdr, .body = json,
-                         .body_len = json ? strlen(json) : 0};
-    va_http_resp_t r;
-    vc_status_t rc = va_http_do(h, &req, &r);
-    if (rc || r.status != 200)
-        fail_msg("emulator control %s %s failed: %s %ld", method, what, r.error, r.status);
-    snprintf(body, sizeof body, "%s", r.body ? r.body : "");
-    va_http_destroy(&h);
-    return body;
-}
-
 /* Keys under prefix as the S3 target lists them, -1 on failure. */
 static int64_t s3_count(const char *prefix)
 {
@@ -262,30 +222,17 @@ static int group_setup(void **state)
     }
     snprintf(g_bucket, sizeof g_bucket, "%s", bucket);
     snprintf(g_run, sizeof g_run, "t-workloads-%d/", (int)getpid());
-    g_port = free_port();
-    g_tport = free_port();
-    int closed = free_port(); /* nothing listens there */
+    int closed = it_free_port(); /* nothing listens there */
     snprintf(g_closed_ep, sizeof g_closed_ep, "http://127.0.0.1:%d", closed);
-    snprintf(g_dir, sizeof g_dir, "/tmp/vantage-workloads-it-%d", (int)getpid());
-    snprintf(g_env, sizeof g_env,
-             "VANTAGE_AISEMU_PORT=%d VANTAGE_AISEMU_TARGET_PORT=%d VANTAGE_AISEMU_DIR='%s'",
-             g_port, g_tport, g_dir);
-    snprintf(g_ep, sizeof g_ep, "http://127.0.0.1:%d", g_port);
-    if (g_port < 0 || g_tport < 0 || closed < 0 || g_port == g_tport || emu("start") != 0) {
-        fprintf(stderr, "cannot start a private AIS emulator on ports %d/%d\n", g_port, g_tport);
+    if (closed < 0 || it_aisemu_start(&g_emu, "workloads") != 0)
         return -1;
-    }
     return 0;
 }
 
 static int group_teardown(void **state)
 {
     (void)state;
-    emu("stop");
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", g_dir);
+    it_aisemu_stop(&g_emu);
     return 0;
 }
 
@@ -420,11 +367,11 @@ static void populate_stops_when_puts_keep_failing(void **state)
     snprintf(job.prefix, sizeof job.prefix, "%s", prefix);
     job.count = 300;
     job.workers = 4;
-    emu_ctl("POST", "fault", "{\"fault\": \"object-error\", \"count\": 1000, \"status\": 500}");
+    it_aisemu_control(&g_emu, "POST", "fault", "{\"fault\": \"object-error\", \"count\": 1000, \"status\": 500}");
     sink_t k;
     sink_init(&k);
     vc_status_t rc = run(&job, &k, NULL, err, sizeof err);
-    emu_ctl("DELETE", "fault", NULL);
+    it_aisemu_control(&g_emu, "DELETE", "fault", NULL);
     assert_int_equal(rc, VC_ERR_SERVER);
     assert_non_null(strstr(err, "100 failed PUTs in a row"));
     assert_non_null(strstr(err, prefix));
@@ -868,11 +815,11 @@ static void listscale_failing_nbi_creation(void **state)
     vc_job_t job;
     listscale_job(&job, g_ep, 250, 1100);
     job.warmup = 0;
-    emu_ctl("POST", "fault", "{\"fault\": \"nbi-fail\", \"count\": 1}");
+    it_aisemu_control(&g_emu, "POST", "fault", "{\"fault\": \"nbi-fail\", \"count\": 1}");
     sink_t k;
     sink_init(&k);
     assert_int_equal(run(&job, &k, NULL, err, sizeof err), VC_OK);
-    emu_ctl("DELETE", "fault", NULL);
+    it_aisemu_control(&g_emu, "DELETE", "fault", NULL);
     const vc_sample_t *nc = find_op(&k, "nbi-create", "250");
     assert_non_null(nc);
     assert_int_not_equal(nc->err_class, VC_EC_NONE);
