@@ -3,6 +3,7 @@
 
 #include <curl/curl.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -25,6 +26,15 @@ struct va_http_t {
     long cur_status;     /* status line of the response being received */
     int sends;           /* times libcurl was about to send this request */
     int resend_refused;  /* libcurl wanted to send it again: refused (on_prereq) */
+    /* request headers of the request in flight: list nodes pointing at the
+     * caller's lines (no copies, no allocation per request) */
+    struct curl_slist hl[VA_HTTP_MAX_REQ_HEADERS + 1];
+    char *url;           /* the URL the handle has, to skip setting it again */
+    unsigned shape;      /* options the handle is set up for (see shape_of) */
+    int in_flight;       /* begun, not completed */
+    int loop_slot;       /* index in its loop's handle list while added to one */
+    vc_status_t result;  /* of the last completed request */
+    void *owner;
     char errbuf[CURL_ERROR_SIZE];
 };
 
@@ -65,6 +75,7 @@ void va_http_destroy(va_http_t **self_p)
     va_http_t *self = *self_p;
     if (self->curl)
         curl_easy_cleanup(self->curl);
+    free(self->url);
     free(self->ca_bundle);
     free(self->buf);
     free(self);
@@ -91,15 +102,14 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *userp)
         return n;
     case VA_SINK_FILE:
         return fwrite(data, 1, n, self->req->sink_file);
-    case VA_SINK_CALLBACK: {
-        long status = 0;
-        curl_easy_getinfo(self->curl, CURLINFO_RESPONSE_CODE, &status);
-        if (self->req->on_body && self->req->on_body(self->req->on_body_ud, status, data, n) != 0) {
+    case VA_SINK_CALLBACK:
+        /* cur_status: the status line of the response this body belongs to */
+        if (self->req->on_body &&
+            self->req->on_body(self->req->on_body_ud, self->cur_status, data, n) != 0) {
             self->aborted = 1;
             return 0; /* abort: CURLE_WRITE_ERROR */
         }
         return n;
-    }
     case VA_SINK_MEMORY:
     default:
         break;
@@ -238,26 +248,25 @@ static void describe_error(va_http_t *self, const va_http_req_t *req, va_http_re
     curl_url_cleanup(u);
 }
 
-vc_status_t va_http_do(va_http_t *self, const va_http_req_t *req, va_http_resp_t *resp)
+/* What a handle's options depend on besides URL, headers and timeout. A
+ * request of the same plain shape as the one before (a GET, HEAD or DELETE
+ * without a body or redirects: the measurement loop's case) reuses the
+ * handle's options as they are; any other resets them all first. */
+enum { SHAPE_NONE = 0, SHAPE_PLAIN = 1u << 8 };
+
+static unsigned shape_of(const va_http_req_t *req)
+{
+    const char *m = req->method ? req->method : "GET";
+    unsigned k = strcmp(m, "GET") == 0 ? 1 : strcmp(m, "HEAD") == 0 ? 2 : strcmp(m, "DELETE") == 0 ? 3 : 0;
+    if (!k || req->body || req->body_file || req->follow_redirects || req->unrestricted_auth)
+        return SHAPE_NONE;
+    return SHAPE_PLAIN | k | (req->path_as_is ? 1u << 4 : 0);
+}
+
+/* Sets every option of a request; the handle was just reset. */
+static void set_all_options(va_http_t *self, const va_http_req_t *req)
 {
     CURL *c = self->curl;
-    memset(resp, 0, sizeof *resp);
-    resp->dns_us = resp->connect_us = resp->tls_us = resp->ttfb_us = -1;
-    self->req = req;
-    self->resp = resp;
-    self->len = 0;
-    self->truncated = 0;
-    self->aborted = 0;
-    self->upload_pos = 0;
-    self->cur_status = 0;
-    self->sends = 0;
-    self->resend_refused = 0;
-    self->max = req->max_body ? req->max_body : (size_t)64 << 20;
-    self->errbuf[0] = '\0';
-
-    /* reset per-request options but keep the connection cache */
-    curl_easy_reset(c);
-    curl_easy_setopt(c, CURLOPT_URL, req->url);
     curl_easy_setopt(c, CURLOPT_ERRORBUFFER, self->errbuf);
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c, CURLOPT_USERAGENT, self->user_agent);
@@ -265,7 +274,6 @@ vc_status_t va_http_do(va_http_t *self, const va_http_req_t *req, va_http_resp_t
     if (req->path_as_is)
         curl_easy_setopt(c, CURLOPT_PATH_AS_IS, 1L);
     curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, self->opts.connect_timeout_ms);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, req->timeout_ms > 0 ? req->timeout_ms : 60000L);
     curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, self->opts.verify_tls ? 1L : 0L);
     curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, self->opts.verify_tls ? 2L : 0L);
     if (self->ca_bundle)
@@ -276,6 +284,7 @@ vc_status_t va_http_do(va_http_t *self, const va_http_req_t *req, va_http_resp_t
     curl_easy_setopt(c, CURLOPT_HEADERDATA, self);
     curl_easy_setopt(c, CURLOPT_PREREQFUNCTION, on_prereq);
     curl_easy_setopt(c, CURLOPT_PREREQDATA, self);
+    curl_easy_setopt(c, CURLOPT_PRIVATE, self);
     if (req->follow_redirects) {
         curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
         curl_easy_setopt(c, CURLOPT_MAXREDIRS, 5L);
@@ -284,19 +293,6 @@ vc_status_t va_http_do(va_http_t *self, const va_http_req_t *req, va_http_resp_t
         if (req->unrestricted_auth)
             curl_easy_setopt(c, CURLOPT_UNRESTRICTED_AUTH, 1L);
     }
-
-    struct curl_slist *hl = NULL;
-    for (const char *const *h = req->headers; h && *h; h++) {
-        struct curl_slist *n = curl_slist_append(hl, *h);
-        if (!n) {
-            curl_slist_free_all(hl);
-            return VC_ERR_NOMEM;
-        }
-        hl = n;
-    }
-    /* no 100-continue round trip: it would add an RTT to every PUT */
-    hl = curl_slist_append(hl, "Expect:");
-
     const char *m = req->method ? req->method : "GET";
     int has_body = req->body || req->body_file;
     if (strcmp(m, "HEAD") == 0) {
@@ -319,18 +315,83 @@ vc_status_t va_http_do(va_http_t *self, const va_http_req_t *req, va_http_resp_t
     } else if (strcmp(m, "GET") != 0) {
         curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, m);
     }
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, hl);
+}
 
-    int64_t u0, s0, u1, s1;
-    vc_thread_cpu_us(&u0, &s0);
-    vc_mono_ns_t t0 = vc_mono_now();
-    CURLcode rc = curl_easy_perform(c);
-    resp->duration_ns = vc_mono_now() - t0;
-    vc_thread_cpu_us(&u1, &s1);
-    curl_slist_free_all(hl);
+/* Clears what a request fills, up to the header array (which only
+ * nheaders makes valid). */
+static void clear_resp(va_http_resp_t *resp)
+{
+    memset(resp, 0, offsetof(va_http_resp_t, header));
+    resp->dns_us = resp->connect_us = resp->tls_us = resp->ttfb_us = -1;
+}
 
-    resp->cpu_user_us = u1 - u0;
-    resp->cpu_sys_us = s1 - s0;
+vc_status_t va_http_begin(va_http_t *self, const va_http_req_t *req, va_http_resp_t *resp)
+{
+    CURL *c = self->curl;
+    clear_resp(resp);
+    self->req = req;
+    self->resp = resp;
+    self->len = 0;
+    self->truncated = 0;
+    self->aborted = 0;
+    self->upload_pos = 0;
+    self->cur_status = 0;
+    self->sends = 0;
+    self->resend_refused = 0;
+    self->max = req->max_body ? req->max_body : (size_t)64 << 20;
+    self->errbuf[0] = '\0';
+    self->result = VC_OK;
+
+    size_t nh = 0;
+    for (const char *const *h = req->headers; h && *h; h++) {
+        if (nh == VA_HTTP_MAX_REQ_HEADERS)
+            return VC_ERR_ARG;
+        self->hl[nh].data = (char *)*h;
+        self->hl[nh].next = &self->hl[nh + 1];
+        nh++;
+    }
+    if (req->body || req->body_file) {
+        /* no 100-continue round trip: it would add an RTT to every PUT */
+        self->hl[nh].data = (char *)"Expect:";
+        self->hl[nh].next = &self->hl[nh + 1];
+        nh++;
+    }
+    if (nh)
+        self->hl[nh - 1].next = NULL;
+
+    unsigned shape = shape_of(req);
+    int reset = shape == SHAPE_NONE || shape != self->shape;
+    if (reset) {
+        /* per-request options start from scratch; the connection cache stays */
+        curl_easy_reset(c);
+        set_all_options(self, req);
+        self->shape = shape;
+    }
+    if (reset || !self->url || strcmp(self->url, req->url) != 0) {
+        char *u = strdup(req->url);
+        if (!u)
+            return VC_ERR_NOMEM;
+        free(self->url);
+        self->url = u;
+        curl_easy_setopt(c, CURLOPT_URL, u);
+    }
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, req->timeout_ms > 0 ? req->timeout_ms : 60000L);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, nh ? self->hl : NULL);
+    self->in_flight = 1;
+    return VC_OK;
+}
+
+/* Fills resp from the finished transfer and says how it went. */
+static vc_status_t complete(va_http_t *self, CURLcode rc, int64_t duration_ns, int64_t cpu_user_us,
+                            int64_t cpu_sys_us)
+{
+    CURL *c = self->curl;
+    const va_http_req_t *req = self->req;
+    va_http_resp_t *resp = self->resp;
+    self->in_flight = 0;
+    resp->duration_ns = duration_ns;
+    resp->cpu_user_us = cpu_user_us;
+    resp->cpu_sys_us = cpu_sys_us;
     if (rc == CURLE_ABORTED_BY_CALLBACK && self->resend_refused) {
         rc = CURLE_RECV_ERROR; /* what happened: the reply never came */
         snprintf(self->errbuf, sizeof self->errbuf,
@@ -357,23 +418,189 @@ vc_status_t va_http_do(va_http_t *self, const va_http_req_t *req, va_http_resp_t
     }
     resp->body_truncated = self->truncated;
     resp->body_aborted = self->aborted;
+
+    vc_status_t st = VC_OK;
+    if (rc != CURLE_OK) {
+        describe_error(self, req, resp, rc);
+        if (self->truncated) {
+            snprintf(resp->error, sizeof resp->error, "reply body larger than %zu bytes", self->max);
+            st = VC_ERR_PROTO;
+        } else if (self->aborted) {
+            snprintf(resp->error, sizeof resp->error, "reply body rejected by its reader");
+            st = VC_ERR_CANCELLED;
+        } else {
+            st = rc == CURLE_OPERATION_TIMEDOUT ? VC_ERR_TIMEOUT : VC_ERR_NET;
+        }
+    }
     self->req = NULL;
     self->resp = NULL;
+    self->result = st;
+    return st;
+}
 
-    if (rc == CURLE_OK)
-        return VC_OK;
-    describe_error(self, req, resp, rc);
-    if (self->truncated) {
-        snprintf(resp->error, sizeof resp->error, "reply body larger than %zu bytes", self->max);
-        return VC_ERR_PROTO;
+vc_status_t va_http_perform(va_http_t *self)
+{
+    if (!self->in_flight)
+        return VC_ERR_ARG;
+    int64_t u0, s0, u1, s1;
+    vc_thread_cpu_us(&u0, &s0);
+    vc_mono_ns_t t0 = vc_mono_now();
+    CURLcode rc = curl_easy_perform(self->curl);
+    vc_mono_ns_t t1 = vc_mono_now();
+    vc_thread_cpu_us(&u1, &s1);
+    return complete(self, rc, t1 - t0, u1 - u0, s1 - s0);
+}
+
+vc_status_t va_http_do(va_http_t *self, const va_http_req_t *req, va_http_resp_t *resp)
+{
+    vc_status_t rc = va_http_begin(self, req, resp);
+    return rc != VC_OK ? rc : va_http_perform(self);
+}
+
+vc_status_t va_http_result(const va_http_t *self) { return self->result; }
+void va_http_set_owner(va_http_t *self, void *owner) { self->owner = owner; }
+void *va_http_owner(const va_http_t *self) { return self->owner; }
+
+/* ---- the loop ---- */
+
+struct va_http_loop_t {
+    CURLM *multi;
+    va_http_t **h;        /* the connections added, active of them */
+    int cap;
+    int active;
+    /* CPU accounting: the thread's CPU time is read when a window of at
+     * least WINDOW_NS has passed, and its requests share it */
+    vc_mono_ns_t win_start;
+    int64_t win_u, win_s;    /* thread CPU at the window's start */
+    int64_t win_n;           /* requests completed in the window */
+    int64_t per_u, per_s;    /* the last closed window's CPU per request, -1 none yet */
+};
+
+#define WINDOW_NS 1000000 /* 1 ms: a getrusage per ms, not one per request */
+
+va_http_loop_t *va_http_loop_new(void)
+{
+    va_http_global_init();
+    va_http_loop_t *self = calloc(1, sizeof *self);
+    if (!self)
+        return NULL;
+    if (!(self->multi = curl_multi_init())) {
+        free(self);
+        return NULL;
     }
-    if (self->aborted) {
-        snprintf(resp->error, sizeof resp->error, "reply body rejected by its reader");
-        return VC_ERR_CANCELLED;
+    self->per_u = self->per_s = -1;
+    return self;
+}
+
+void va_http_loop_destroy(va_http_loop_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    va_http_loop_t *self = *self_p;
+    /* handles still added belong to their va_http_t: take them out first */
+    for (int i = 0; i < self->active; i++) {
+        curl_multi_remove_handle(self->multi, self->h[i]->curl);
+        self->h[i]->in_flight = 0;
+        self->h[i]->req = NULL;
+        self->h[i]->resp = NULL;
     }
-    if (rc == CURLE_OPERATION_TIMEDOUT)
-        return VC_ERR_TIMEOUT;
-    return VC_ERR_NET;
+    curl_multi_cleanup(self->multi);
+    free(self->h);
+    free(self);
+    *self_p = NULL;
+}
+
+int va_http_loop_active(const va_http_loop_t *loop) { return loop->active; }
+
+vc_status_t va_http_loop_add(va_http_loop_t *loop, va_http_t *h)
+{
+    if (!h->in_flight)
+        return VC_ERR_ARG;
+    if (loop->active == loop->cap) {
+        int cap = loop->cap ? loop->cap * 2 : 16;
+        va_http_t **p = realloc(loop->h, (size_t)cap * sizeof *p);
+        if (!p)
+            return VC_ERR_NOMEM;
+        loop->h = p;
+        loop->cap = cap;
+    }
+    if (loop->active == 0 && loop->win_n == 0) {
+        vc_thread_cpu_us(&loop->win_u, &loop->win_s);
+        loop->win_start = vc_mono_now();
+    }
+    if (curl_multi_add_handle(loop->multi, h->curl) != CURLM_OK)
+        return VC_ERR_NOMEM;
+    h->loop_slot = loop->active;
+    loop->h[loop->active++] = h;
+    return VC_OK;
+}
+
+/* Completes the transfers libcurl reports done, up to max. */
+static int collect(va_http_loop_t *loop, va_http_t **done, int max, CURLcode *codes)
+{
+    int n = 0, left = 0;
+    CURLMsg *msg;
+    while (n < max && (msg = curl_multi_info_read(loop->multi, &left))) {
+        if (msg->msg != CURLMSG_DONE)
+            continue;
+        va_http_t *h = NULL;
+        curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&h);
+        codes[n] = msg->data.result;
+        curl_multi_remove_handle(loop->multi, msg->easy_handle);
+        if (!h || h->loop_slot >= loop->active || loop->h[h->loop_slot] != h)
+            continue; /* not one of ours: cannot happen */
+        va_http_t *last = loop->h[--loop->active];
+        loop->h[h->loop_slot] = last;
+        last->loop_slot = h->loop_slot;
+        done[n++] = h;
+    }
+    return n;
+}
+
+int va_http_loop_run(va_http_loop_t *loop, int wait_ms, va_http_t **done, int max)
+{
+    enum { BATCH = 64 };
+    CURLcode codes[BATCH];
+    if (max > BATCH)
+        max = BATCH;
+    if (max < 1 || loop->active == 0)
+        return 0;
+    int running = 0;
+    int n = collect(loop, done, max, codes);
+    if (n == 0) {
+        if (curl_multi_perform(loop->multi, &running) != CURLM_OK)
+            goto failed;
+        n = collect(loop, done, max, codes);
+    }
+    if (n == 0 && wait_ms > 0) {
+        if (curl_multi_poll(loop->multi, NULL, 0, wait_ms, NULL) != CURLM_OK ||
+            curl_multi_perform(loop->multi, &running) != CURLM_OK)
+            goto failed;
+        n = collect(loop, done, max, codes);
+    }
+    if (n == 0)
+        return 0;
+    loop->win_n += n;
+    vc_mono_ns_t now = vc_mono_now();
+    if (loop->per_u < 0 || now - loop->win_start >= WINDOW_NS) {
+        int64_t u, s;
+        vc_thread_cpu_us(&u, &s);
+        loop->per_u = (u - loop->win_u) / loop->win_n;
+        loop->per_s = (s - loop->win_s) / loop->win_n;
+        loop->win_u = u;
+        loop->win_s = s;
+        loop->win_n = 0;
+        loop->win_start = now;
+    }
+    for (int i = 0; i < n; i++) {
+        curl_off_t total = 0;
+        curl_easy_getinfo(done[i]->curl, CURLINFO_TOTAL_TIME_T, &total);
+        complete(done[i], codes[i], (int64_t)total * 1000, loop->per_u, loop->per_s);
+    }
+    return n;
+failed:
+    vc_error("http", "the request loop failed (libcurl multi interface)");
+    return -1;
 }
 
 const char *va_http_resp_header(const va_http_resp_t *resp, const char *name)

@@ -23,6 +23,30 @@
 
 typedef enum { SINK_NONE = 0, SINK_DISCARD, SINK_FILE, SINK_LIST } sink_mode_t;
 
+typedef struct {
+    char url[URL_MAX];
+    char uri[KEY_MAX * 3 + 600]; /* canonical URI (encoded path) */
+    char host[600];              /* Host header value */
+    char query[8192];            /* canonical query string, also sent */
+} target_t;
+
+typedef struct {
+    const char *op;
+    const char *method;
+    const char *bucket;
+    const char *key;            /* NULL for bucket requests */
+    const va_sigv4_kv_t *query;
+    size_t nquery;
+    const void *body;
+    size_t body_len;
+    FILE *body_file;
+    int64_t body_file_len;
+    const char *payload_hash;   /* NULL: empty payload */
+    sink_mode_t sink;
+    FILE *out;
+    FILE *own_file;             /* body_file opened here: closed when the request ends */
+} s3req_t;
+
 struct va_s3_t {
     va_http_t *http;
     char scheme[8];
@@ -33,12 +57,19 @@ struct va_s3_t {
     va_s3_addressing_t addressing;
     char region[64];
     char *access_key, *secret_key, *session_token;
-    uint8_t key_cache[32];
-    char key_date[9];
+    va_sigv4_cache_t sigcache;
     long timeout_ms;
     int unsigned_payload;
     va_s3xml_list_t *xml;
     /* the request in flight */
+    s3req_t cur;
+    vc_sample_t *cur_s;
+    target_t *t;
+    va_sigv4_out_t sig;
+    char host_line[640];
+    const char *headers[8];
+    va_http_req_t hreq;
+    va_http_resp_t resp;
     sink_mode_t sink;
     FILE *out;
     vc_status_t body_rc;
@@ -175,7 +206,8 @@ va_s3_t *va_s3_new(const va_s3_opts_t *opts, char *err, size_t errlen)
     self->http = va_http_new(&ho);
     self->xml = va_s3xml_list_new();
     self->errbody = malloc(ERRBODY_MAX + 1);
-    if (!self->http || !self->xml || !self->errbody)
+    self->t = malloc(sizeof *self->t);
+    if (!self->http || !self->xml || !self->errbody || !self->t)
         goto nomem;
     return self;
 nomem:
@@ -195,8 +227,10 @@ void va_s3_destroy(va_s3_t **self_p)
     free_secret(&self->access_key);
     free_secret(&self->secret_key);
     free_secret(&self->session_token);
-    OPENSSL_cleanse(self->key_cache, sizeof self->key_cache);
+    va_sigv4_cache_clear(&self->sigcache);
     free(self->errbody);
+    free(self->t);
+    OPENSSL_cleanse(&self->sig, sizeof self->sig);
     free(self);
     *self_p = NULL;
 }
@@ -222,12 +256,6 @@ static int valid_bucket(const char *b, int virtual_hosted)
     return !virtual_hosted || (n >= 3 && n <= 63);
 }
 
-typedef struct {
-    char url[URL_MAX];
-    char uri[KEY_MAX * 3 + 600]; /* canonical URI (encoded path) */
-    char host[600];              /* Host header value */
-    char query[8192];            /* canonical query string, also sent */
-} target_t;
 
 /* Builds URL, Host and canonical URI for bucket[/key] with query q. */
 static vc_status_t make_target(va_s3_t *self, const char *bucket, const char *key,
@@ -321,21 +349,6 @@ static int on_body(void *ud, long status, const char *data, size_t len)
 
 /* ---- one request ---- */
 
-typedef struct {
-    const char *op;
-    const char *method;
-    const char *bucket;
-    const char *key;            /* NULL for bucket requests */
-    const va_sigv4_kv_t *query;
-    size_t nquery;
-    const void *body;
-    size_t body_len;
-    FILE *body_file;
-    int64_t body_file_len;
-    const char *payload_hash;   /* NULL: empty payload */
-    sink_mode_t sink;
-    FILE *out;
-} s3req_t;
 
 static const char *code_for_status(long status)
 {
@@ -395,19 +408,24 @@ static void where(const va_s3_t *self, const s3req_t *r, int with_host, char *ou
              with_host ? self->connect_hp : "");
 }
 
-/* Sends one signed request and fills the sample with its outcome. */
-static vc_status_t do_request(va_s3_t *self, const s3req_t *r, va_http_resp_t *resp, vc_sample_t *s)
+/* Starts one signed request: the sample's op and start, the URL, the
+ * signature, and the HTTP request begun on self->http (not yet sent). On a
+ * local failure (bad name, out of memory) the sample is complete with the
+ * error and nothing is in flight. r and what it points to (except
+ * payload_hash, used here only) must stay valid until s3_end. */
+static vc_status_t s3_begin(va_s3_t *self, const s3req_t *r, vc_sample_t *s)
 {
-    target_t *t = malloc(sizeof *t);
     vc_status_t rc;
     char loc[600];
+    self->cur = *r;
+    self->cur.payload_hash = NULL;
+    self->cur_s = s;
     self->last_error[0] = '\0';
     self->errlen = 0;
     self->body_rc = VC_OK;
     self->body_err[0] = '\0';
     self->sink = r->sink;
     self->out = r->out;
-    memset(resp, 0, sizeof *resp);
     if (s) {
         VC_SAMPLE_SET(s, op, r->op);
         s->start_wall_ns = vc_wall_now();
@@ -415,15 +433,9 @@ static vc_status_t do_request(va_s3_t *self, const s3req_t *r, va_http_resp_t *r
         s->err_code[0] = s->err_msg[0] = '\0';
         s->retries = 0;
     }
-    where(self, r, 1, loc, sizeof loc);
-    if (!t) {
-        snprintf(self->last_error, sizeof self->last_error, "%s: out of memory", loc);
-        sample_error(s, VC_EC_OTHER, "OutOfMemory", self->last_error);
-        return VC_ERR_NOMEM;
-    }
+    target_t *t = self->t;
     if ((rc = make_target(self, r->bucket, r->key, r->query, r->nquery, t)) != VC_OK) {
         sample_error(s, VC_EC_OTHER, "InvalidArgument", self->last_error);
-        free(t);
         return rc;
     }
 
@@ -432,30 +444,29 @@ static vc_status_t do_request(va_s3_t *self, const s3req_t *r, va_http_resp_t *r
     va_sigv4_kv_t sh[] = {{"host", t->host}};
     va_sigv4_req_t sreq = {r->method, t->uri, r->query, r->nquery, sh, 1,
                            r->payload_hash ? r->payload_hash : VA_SIGV4_EMPTY_SHA256};
-    va_sigv4_out_t sig;
-    rc = va_sigv4_sign(&creds, &sreq, time(NULL), &sig, self->key_cache, self->key_date);
+    va_sigv4_out_t *sig = &self->sig;
+    rc = va_sigv4_sign(&creds, &sreq, time(NULL), sig, &self->sigcache);
     if (rc != VC_OK) {
+        where(self, r, 1, loc, sizeof loc);
         snprintf(self->last_error, sizeof self->last_error, "%s: cannot sign the request (%s)", loc,
                  vc_strerror(rc));
         sample_error(s, VC_EC_OTHER, "SigningFailed", self->last_error);
-        free(t);
         return rc;
     }
-    char host_line[640];
-    snprintf(host_line, sizeof host_line, "Host: %s", t->host);
-    const char *headers[8];
+    snprintf(self->host_line, sizeof self->host_line, "Host: %s", t->host);
+    const char **headers = self->headers;
     int nh = 0;
-    headers[nh++] = host_line;
-    headers[nh++] = sig.amz_date;
-    headers[nh++] = sig.content_sha256;
-    if (sig.security_token[0])
-        headers[nh++] = sig.security_token;
-    headers[nh++] = sig.authorization;
+    headers[nh++] = self->host_line;
+    headers[nh++] = sig->amz_date;
+    headers[nh++] = sig->content_sha256;
+    if (sig->security_token[0])
+        headers[nh++] = sig->security_token;
+    headers[nh++] = sig->authorization;
     if (r->body || r->body_file)
         headers[nh++] = "Content-Type: application/octet-stream";
     headers[nh] = NULL;
 
-    va_http_req_t hreq = {
+    self->hreq = (va_http_req_t){
         .method = r->method,
         .url = t->url,
         .headers = headers,
@@ -469,15 +480,39 @@ static vc_status_t do_request(va_s3_t *self, const s3req_t *r, va_http_resp_t *r
         .timeout_ms = self->timeout_ms,
         .path_as_is = 1,
     };
-    vc_status_t hrc = va_http_do(self->http, &hreq, resp);
-    OPENSSL_cleanse(&sig, sizeof sig);
-    free(t);
+    rc = va_http_begin(self->http, &self->hreq, &self->resp);
+    if (rc != VC_OK) {
+        OPENSSL_cleanse(sig->authorization, sizeof sig->authorization);
+        where(self, r, 1, loc, sizeof loc);
+        snprintf(self->last_error, sizeof self->last_error, "%s: cannot start the request (%s)",
+                 loc, vc_strerror(rc));
+        sample_error(s, VC_EC_OTHER, "OutOfMemory", self->last_error);
+    }
+    return rc;
+}
+
+/* Finishes the request s3_begin started, after it completed: fills the
+ * sample with its outcome and says how it went. */
+static vc_status_t s3_end(va_s3_t *self)
+{
+    const s3req_t *r = &self->cur;
+    vc_sample_t *s = self->cur_s;
+    va_http_resp_t *resp = &self->resp;
+    vc_status_t rc, hrc = va_http_result(self->http);
+    char loc[600];
+    if (r->own_file) {
+        fclose(r->own_file);
+        self->cur.own_file = self->cur.body_file = NULL;
+    }
+    /* sent: the signature need not stay in memory */
+    OPENSSL_cleanse(self->sig.authorization, sizeof self->sig.authorization);
     if (s)
         va_http_fill_sample(resp, s);
 
     if (hrc == VC_ERR_CANCELLED || (hrc == VC_OK && self->body_rc != VC_OK)) {
         /* our own reader stopped the body: say why */
         rc = self->body_rc ? self->body_rc : VC_ERR_PROTO;
+        where(self, r, 1, loc, sizeof loc);
         snprintf(self->last_error, sizeof self->last_error, "%s: %s%s", loc,
                  rc == VC_ERR_PROTO ? "malformed reply: " : "",
                  self->body_err[0] ? self->body_err : "reply body rejected");
@@ -491,13 +526,22 @@ static vc_status_t do_request(va_s3_t *self, const s3req_t *r, va_http_resp_t *r
                  hrc == VC_ERR_TIMEOUT ? "timed out" : "connection failed", resp->error);
         return hrc;
     }
-    if (resp->status >= 200 && resp->status <= 299)
+    if (resp->status >= 200 && resp->status <= 299) {
+        if (r->sink == SINK_FILE && r->out && fflush(r->out) != 0) {
+            where(self, r, 0, loc, sizeof loc);
+            snprintf(self->last_error, sizeof self->last_error, "%s: writing locally: %s", loc,
+                     strerror(errno));
+            sample_error(s, VC_EC_OTHER, "LocalWriteFailed", self->last_error);
+            return VC_ERR_IO;
+        }
         return VC_OK;
+    }
 
     /* an S3 error */
     va_s3xml_error_t e;
     char perr[128];
     const char *code = NULL;
+    where(self, r, 1, loc, sizeof loc);
     self->errbody[self->errlen] = '\0';
     if (self->errlen && va_s3xml_error_parse(self->errbody, self->errlen, &e, perr, sizeof perr) == VC_OK)
         code = e.code;
@@ -525,29 +569,21 @@ static vc_status_t do_request(va_s3_t *self, const s3req_t *r, va_http_resp_t *r
     return status_rc(resp->status, code);
 }
 
-/* ---- object operations ---- */
-
-static void local_failure(va_s3_t *self, vc_sample_t *s, const char *op, const char *code);
-
-vc_status_t va_s3_put(va_s3_t *self, const char *bucket, const char *key, const void *data,
-                      size_t len, vc_sample_t *s)
+/* Sends one signed request on this thread and fills the sample with its
+ * outcome; self->resp holds the reply until the next request. */
+static vc_status_t do_request(va_s3_t *self, const s3req_t *r, vc_sample_t *s)
 {
-    char hash[VA_SIGV4_HEX_LEN + 1];
-    if (!data && len) {
-        snprintf(self->last_error, sizeof self->last_error, "put s3://%s/%.300s: no data for %zu bytes",
-                 bucket, key ? key : "", len);
-        local_failure(self, s, "put", "InvalidArgument");
-        return VC_ERR_ARG;
+    vc_status_t rc = s3_begin(self, r, s);
+    if (rc != VC_OK) {
+        if (r->own_file)
+            fclose(r->own_file);
+        return rc;
     }
-    if (!self->unsigned_payload)
-        va_sigv4_sha256_hex(data, len, hash);
-    s3req_t r = {.op = "put", .method = "PUT", .bucket = bucket, .key = key,
-                 .body = data ? data : "", .body_len = len,
-                 .payload_hash = self->unsigned_payload ? VA_SIGV4_UNSIGNED_PAYLOAD : hash,
-                 .sink = SINK_DISCARD};
-    va_http_resp_t resp;
-    return do_request(self, &r, &resp, s);
+    va_http_perform(self->http);
+    return s3_end(self);
 }
+
+/* ---- object operations ---- */
 
 static vc_status_t hash_file(FILE *f, char hex[VA_SIGV4_HEX_LEN + 1])
 {
@@ -582,54 +618,117 @@ static void local_failure(va_s3_t *self, vc_sample_t *s, const char *op, const c
     sample_error(s, VC_EC_OTHER, code, self->last_error);
 }
 
-vc_status_t va_s3_put_file(va_s3_t *self, const char *bucket, const char *key, const char *path,
-                           vc_sample_t *s)
+/* Makes the request of an object operation: checks what can be checked
+ * locally and, for a PUT, hashes the body (a signed payload needs the hash
+ * before the first byte is sent, so a file is read once before the timed
+ * request). On failure the sample is complete with the error. */
+static vc_status_t object_req(va_s3_t *self, const va_s3_obj_t *o, s3req_t *r,
+                              char hash[VA_SIGV4_HEX_LEN + 1], vc_sample_t *s)
 {
-    FILE *f = fopen(path, "rb");
+    const char *bucket = o->bucket, *key = o->key;
+    *r = (s3req_t){.bucket = bucket, .key = key, .sink = SINK_DISCARD};
+    switch (o->op) {
+    case VA_S3_GET:
+        r->op = "get";
+        r->method = "GET";
+        r->sink = o->out ? SINK_FILE : SINK_DISCARD;
+        r->out = o->out;
+        return VC_OK;
+    case VA_S3_HEAD:
+        r->op = "head";
+        r->method = "HEAD";
+        return VC_OK;
+    case VA_S3_DELETE:
+        r->op = "delete";
+        r->method = "DELETE";
+        return VC_OK;
+    case VA_S3_PUT:
+        break;
+    default:
+        snprintf(self->last_error, sizeof self->last_error, "s3://%s/%.300s: unknown operation %d",
+                 bucket ? bucket : "", key ? key : "", (int)o->op);
+        local_failure(self, s, "unknown", "InvalidArgument");
+        return VC_ERR_ARG;
+    }
+    r->op = "put";
+    r->method = "PUT";
+    r->payload_hash = self->unsigned_payload ? VA_SIGV4_UNSIGNED_PAYLOAD : hash;
+    if (!o->path) {
+        if (!o->data && o->len) {
+            snprintf(self->last_error, sizeof self->last_error,
+                     "put s3://%s/%.300s: no data for %zu bytes", bucket, key ? key : "", o->len);
+            local_failure(self, s, "put", "InvalidArgument");
+            return VC_ERR_ARG;
+        }
+        if (!self->unsigned_payload)
+            va_sigv4_sha256_hex(o->data, o->len, hash);
+        r->body = o->data ? o->data : "";
+        r->body_len = o->len;
+        return VC_OK;
+    }
+    FILE *f = fopen(o->path, "rb");
     struct stat st;
     if (!f || fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
         snprintf(self->last_error, sizeof self->last_error, "put s3://%s/%.300s: cannot read %s: %s",
-                 bucket, key, path, f ? "not a regular file" : strerror(errno));
+                 bucket, key, o->path, f ? "not a regular file" : strerror(errno));
         if (f)
             fclose(f);
         local_failure(self, s, "put", "LocalReadFailed");
         return VC_ERR_IO;
     }
-    char hash[VA_SIGV4_HEX_LEN + 1];
-    /* a signed payload needs the hash before the first byte is sent: read
-     * the file once before the timed request */
     if (!self->unsigned_payload && hash_file(f, hash) != VC_OK) {
         snprintf(self->last_error, sizeof self->last_error, "put s3://%s/%.300s: cannot read %s: %s",
-                 bucket, key, path, strerror(errno));
+                 bucket, key, o->path, strerror(errno));
         fclose(f);
         local_failure(self, s, "put", "LocalReadFailed");
         return VC_ERR_IO;
     }
-    s3req_t r = {.op = "put", .method = "PUT", .bucket = bucket, .key = key, .body_file = f,
-                 .body_file_len = (int64_t)st.st_size,
-                 .payload_hash = self->unsigned_payload ? VA_SIGV4_UNSIGNED_PAYLOAD : hash,
-                 .sink = SINK_DISCARD};
-    va_http_resp_t resp;
-    vc_status_t rc = do_request(self, &r, &resp, s);
-    fclose(f);
-    return rc;
+    r->body_file = r->own_file = f;
+    r->body_file_len = (int64_t)st.st_size;
+    return VC_OK;
+}
+
+static vc_status_t object_sync(va_s3_t *self, const va_s3_obj_t *o, vc_sample_t *s)
+{
+    s3req_t r;
+    char hash[VA_SIGV4_HEX_LEN + 1];
+    vc_status_t rc = object_req(self, o, &r, hash, s);
+    return rc != VC_OK ? rc : do_request(self, &r, s);
+}
+
+vc_status_t va_s3_put(va_s3_t *self, const char *bucket, const char *key, const void *data,
+                      size_t len, vc_sample_t *s)
+{
+    va_s3_obj_t o = {.op = VA_S3_PUT, .bucket = bucket, .key = key, .data = data, .len = len};
+    return object_sync(self, &o, s);
+}
+
+vc_status_t va_s3_put_file(va_s3_t *self, const char *bucket, const char *key, const char *path,
+                           vc_sample_t *s)
+{
+    va_s3_obj_t o = {.op = VA_S3_PUT, .bucket = bucket, .key = key, .path = path};
+    return object_sync(self, &o, s);
 }
 
 vc_status_t va_s3_get(va_s3_t *self, const char *bucket, const char *key, FILE *out,
                       vc_sample_t *s)
 {
-    s3req_t r = {.op = "get", .method = "GET", .bucket = bucket, .key = key,
-                 .sink = out ? SINK_FILE : SINK_DISCARD, .out = out};
-    va_http_resp_t resp;
-    vc_status_t rc = do_request(self, &r, &resp, s);
-    if (rc == VC_OK && out && fflush(out) != 0) {
-        snprintf(self->last_error, sizeof self->last_error, "get s3://%s/%.300s: writing locally: %s",
-                 bucket, key, strerror(errno));
-        sample_error(s, VC_EC_OTHER, "LocalWriteFailed", self->last_error);
-        return VC_ERR_IO;
-    }
+    va_s3_obj_t o = {.op = VA_S3_GET, .bucket = bucket, .key = key, .out = out};
+    return object_sync(self, &o, s);
+}
+
+vc_status_t va_s3_begin(va_s3_t *self, const va_s3_obj_t *o, vc_sample_t *s)
+{
+    s3req_t r;
+    char hash[VA_SIGV4_HEX_LEN + 1];
+    vc_status_t rc = object_req(self, o, &r, hash, s);
+    if (rc == VC_OK && (rc = s3_begin(self, &r, s)) != VC_OK && r.own_file)
+        fclose(r.own_file);
     return rc;
 }
+
+vc_status_t va_s3_end(va_s3_t *self) { return s3_end(self); }
+va_http_t *va_s3_http(va_s3_t *self) { return self->http; }
 
 static void header_copy(const va_http_resp_t *resp, const char *name, char *out, size_t outsz)
 {
@@ -643,22 +742,22 @@ static void header_copy(const va_http_resp_t *resp, const char *name, char *out,
 vc_status_t va_s3_head(va_s3_t *self, const char *bucket, const char *key, va_s3_head_t *info,
                        vc_sample_t *s)
 {
-    s3req_t r = {.op = "head", .method = "HEAD", .bucket = bucket, .key = key, .sink = SINK_DISCARD};
-    va_http_resp_t resp;
-    vc_status_t rc = do_request(self, &r, &resp, s);
+    va_s3_obj_t o = {.op = VA_S3_HEAD, .bucket = bucket, .key = key};
+    vc_status_t rc = object_sync(self, &o, s);
+    const va_http_resp_t *resp = &self->resp;
     if (info) {
         memset(info, 0, sizeof *info);
         info->size = -1;
         if (rc == VC_OK) {
-            const char *cl = va_http_resp_header(&resp, "Content-Length");
+            const char *cl = va_http_resp_header(resp, "Content-Length");
             char *end = NULL;
             errno = 0;
             long long v = cl ? strtoll(cl, &end, 10) : -1;
             if (cl && end != cl && *end == '\0' && errno == 0 && v >= 0)
                 info->size = v;
-            header_copy(&resp, "ETag", info->etag, sizeof info->etag);
-            header_copy(&resp, "Last-Modified", info->last_modified, sizeof info->last_modified);
-            header_copy(&resp, "Content-Type", info->content_type, sizeof info->content_type);
+            header_copy(resp, "ETag", info->etag, sizeof info->etag);
+            header_copy(resp, "Last-Modified", info->last_modified, sizeof info->last_modified);
+            header_copy(resp, "Content-Type", info->content_type, sizeof info->content_type);
         }
     }
     return rc;
@@ -666,18 +765,15 @@ vc_status_t va_s3_head(va_s3_t *self, const char *bucket, const char *key, va_s3
 
 vc_status_t va_s3_delete(va_s3_t *self, const char *bucket, const char *key, vc_sample_t *s)
 {
-    s3req_t r = {.op = "delete", .method = "DELETE", .bucket = bucket, .key = key,
-                 .sink = SINK_DISCARD};
-    va_http_resp_t resp;
-    return do_request(self, &r, &resp, s);
+    va_s3_obj_t o = {.op = VA_S3_DELETE, .bucket = bucket, .key = key};
+    return object_sync(self, &o, s);
 }
 
 vc_status_t va_s3_create_bucket(va_s3_t *self, const char *bucket, vc_sample_t *s)
 {
     s3req_t r = {.op = "create-bucket", .method = "PUT", .bucket = bucket, .body = "", .body_len = 0,
                  .sink = SINK_DISCARD};
-    va_http_resp_t resp;
-    vc_status_t rc = do_request(self, &r, &resp, s);
+    vc_status_t rc = do_request(self, &r, s);
     if (rc != VC_OK && s && strcmp(s->err_code, "BucketAlreadyOwnedByYou") == 0) {
         s->err_class = VC_EC_NONE;
         s->err_code[0] = s->err_msg[0] = '\0';
@@ -699,7 +795,7 @@ static void reset_pages(vc_sample_t *s)
 static vc_status_t list_one(va_s3_t *self, const char *bucket, const va_s3_list_opts_t *o,
                             const char *token, int first, va_s3xml_object_fn on_object,
                             va_s3xml_prefix_fn on_prefix, void *ud, va_s3xml_page_t *page,
-                            va_http_resp_t *resp, vc_sample_t *s, const char *op)
+                            vc_sample_t *s, const char *op)
 {
     char maxk[16];
     int mk = o && o->max_keys > 0 ? o->max_keys : 1000;
@@ -722,7 +818,7 @@ static vc_status_t list_one(va_s3_t *self, const char *bucket, const va_s3_list_
     va_s3xml_list_begin(self->xml, on_object, on_prefix, ud);
     s3req_t r = {.op = op, .method = "GET", .bucket = bucket, .key = NULL, .query = q, .nquery = nq,
                  .sink = SINK_LIST};
-    vc_status_t rc = do_request(self, &r, resp, s);
+    vc_status_t rc = do_request(self, &r, s);
     if (rc != VC_OK)
         return rc;
     if ((rc = va_s3xml_list_end(self->xml, page)) != VC_OK) {
@@ -740,18 +836,18 @@ vc_status_t va_s3_list_page(va_s3_t *self, const char *bucket, const va_s3_list_
                             va_s3xml_object_fn on_object, va_s3xml_prefix_fn on_prefix, void *ud,
                             va_s3xml_page_t *page, vc_sample_t *s)
 {
-    va_http_resp_t resp;
+    const va_http_resp_t *resp = &self->resp;
     va_s3xml_page_t local;
     if (s)
         reset_pages(s);
     vc_status_t rc = list_one(self, bucket, o, o ? o->continuation_token : NULL, 1, on_object,
-                              on_prefix, ud, page ? page : &local, &resp, s, "list-page");
+                              on_prefix, ud, page ? page : &local, s, "list-page");
     if (s) {
         va_s3xml_page_t *p = page ? page : &local;
         int64_t n = rc == VC_OK ? p->objects + p->prefixes : 0;
         s->pages = 1;
         s->keys = n;
-        vc_sample_add_page(s, resp.duration_ns, n, resp.bytes_recv);
+        vc_sample_add_page(s, resp->duration_ns, n, resp->bytes_recv);
     }
     return rc;
 }
@@ -761,7 +857,7 @@ vc_status_t va_s3_list(va_s3_t *self, const char *bucket, const va_s3_list_opts_
                        vc_sample_t *s)
 {
     vc_sample_t page_s; /* per page; the listing's record is s */
-    va_http_resp_t resp;
+    const va_http_resp_t *resp = &self->resp;
     va_s3xml_page_t *page = malloc(sizeof *page);
     char *token = malloc(VA_S3XML_TOKEN_MAX + 1);
     vc_status_t rc = VC_OK;
@@ -786,11 +882,11 @@ vc_status_t va_s3_list(va_s3_t *self, const char *bucket, const va_s3_list_opts_
     vc_thread_cpu_us(&u0, &s0);
     vc_mono_ns_t t0 = vc_mono_now();
     for (;;) {
-        rc = list_one(self, bucket, o, token, pages == 0, on_object, on_prefix, ud, page, &resp,
-                      &page_s, "s3-direct");
+        rc = list_one(self, bucket, o, token, pages == 0, on_object, on_prefix, ud, page, &page_s,
+                      "s3-direct");
         pages++;
-        sent += resp.bytes_sent;
-        recv += resp.bytes_recv;
+        sent += resp->bytes_sent;
+        recv += resp->bytes_recv;
         int64_t n = rc == VC_OK ? page->objects + page->prefixes : 0;
         keys += n;
         if (s) {
@@ -801,7 +897,7 @@ vc_status_t va_s3_list(va_s3_t *self, const char *bucket, const va_s3_list_opts_
                 s->ttfb_us = page_s.ttfb_us;
             }
             s->http_status = page_s.http_status;
-            if (vc_sample_add_page(s, resp.duration_ns, n, resp.bytes_recv) != VC_OK && rc == VC_OK)
+            if (vc_sample_add_page(s, resp->duration_ns, n, resp->bytes_recv) != VC_OK && rc == VC_OK)
                 rc = VC_ERR_NOMEM;
         }
         if (rc != VC_OK) {

@@ -72,6 +72,33 @@ vc_status_t va_s3_put_file(va_s3_t *self, const char *bucket, const char *key, c
 vc_status_t va_s3_get(va_s3_t *self, const char *bucket, const char *key, FILE *out,
                       vc_sample_t *s);
 
+/* ---- object operations driven by a va_http_loop ----
+ * One thread can keep many clients busy: va_s3_begin signs an object
+ * operation and leaves it ready on va_s3_http(self) without sending it; a
+ * va_http_loop drives it with the others; when the loop hands the
+ * connection back, va_s3_end fills the sample and returns what the blocking
+ * call (va_s3_put, va_s3_get, ...) would have. The strings, data and stream
+ * in o and the sample must stay valid until va_s3_end. A begin that fails
+ * (bad key, unreadable file) has already completed the sample with the
+ * error, and nothing is in flight. */
+typedef enum { VA_S3_PUT = 0, VA_S3_GET, VA_S3_HEAD, VA_S3_DELETE } va_s3_op_t;
+
+typedef struct {
+    va_s3_op_t op;
+    const char *bucket;
+    const char *key;
+    const void *data; /* PUT: the body in memory ... */
+    size_t len;
+    const char *path; /* ... or the file to stream (opened and hashed by begin) */
+    FILE *out;        /* GET: where the body goes; NULL counts and discards it */
+} va_s3_obj_t;
+
+vc_status_t va_s3_begin(va_s3_t *self, const va_s3_obj_t *o, vc_sample_t *s);
+vc_status_t va_s3_end(va_s3_t *self);
+/* The client's connection (its owner pointer is free for the caller). */
+struct va_http_t;
+struct va_http_t *va_s3_http(va_s3_t *self);
+
 typedef struct {
     int64_t size;            /* Content-Length, -1 unknown */
     char etag[128];

@@ -3,7 +3,9 @@
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
+#include <openssl/core_names.h>
 #include <openssl/hmac.h>
+#include <openssl/params.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -215,15 +217,12 @@ vc_status_t va_sigv4_canonical_headers(const va_sigv4_kv_t *h, size_t n, char *c
     return c.rc ? c.rc : s.rc;
 }
 
-vc_status_t va_sigv4_canonical_request(const va_sigv4_req_t *req, char *out, size_t outsz)
+/* The canonical request from headers already made canonical. */
+static vc_status_t canonical_request(const va_sigv4_req_t *req, const char *headers,
+                                     const char *signed_h, char *out, size_t outsz)
 {
-    if (!req || !req->method || !req->canonical_uri || !req->payload_hash)
-        return VC_ERR_ARG;
-    char query[8192], headers[8192], signed_h[1024];
+    char query[8192];
     vc_status_t rc = va_sigv4_canonical_query(req->query, req->nquery, query, sizeof query);
-    if (!rc)
-        rc = va_sigv4_canonical_headers(req->headers, req->nheaders, headers, sizeof headers,
-                                        signed_h, sizeof signed_h);
     if (rc)
         return rc;
     sbuf_t b = sb_init(out, outsz);
@@ -239,6 +238,16 @@ vc_status_t va_sigv4_canonical_request(const va_sigv4_req_t *req, char *out, siz
     sb_chr(&b, '\n');
     sb_str(&b, req->payload_hash);
     return b.rc;
+}
+
+vc_status_t va_sigv4_canonical_request(const va_sigv4_req_t *req, char *out, size_t outsz)
+{
+    if (!req || !req->method || !req->canonical_uri || !req->payload_hash)
+        return VC_ERR_ARG;
+    char headers[8192], signed_h[1024];
+    vc_status_t rc = va_sigv4_canonical_headers(req->headers, req->nheaders, headers,
+                                                sizeof headers, signed_h, sizeof signed_h);
+    return rc ? rc : canonical_request(req, headers, signed_h, out, outsz);
 }
 
 vc_status_t va_sigv4_amz_date(time_t t, char amz_date[VA_SIGV4_AMZDATE_LEN + 1], char date[9])
@@ -367,17 +376,71 @@ vc_status_t va_sigv4_authorization(const char *access_key, const char *date, con
     return b.rc;
 }
 
+/* HMAC-SHA256 fetched once, like SHA-256 above. */
+static EVP_MAC *hmac_fetched;
+static pthread_once_t hmac_once = PTHREAD_ONCE_INIT;
+static void hmac_fetch(void) { hmac_fetched = EVP_MAC_fetch(NULL, "HMAC", NULL); }
+
+/* An HMAC-SHA256 context keyed with key; NULL on failure. */
+static EVP_MAC_CTX *keyed_mac(const uint8_t key[32])
+{
+    pthread_once(&hmac_once, hmac_fetch);
+    if (!hmac_fetched)
+        return NULL;
+    EVP_MAC_CTX *ctx = EVP_MAC_CTX_new(hmac_fetched);
+    OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string("digest", (char *)"SHA256", 0),
+                           OSSL_PARAM_construct_end()};
+    if (ctx && EVP_MAC_init(ctx, key, 32, params))
+        return ctx;
+    EVP_MAC_CTX_free(ctx);
+    return NULL;
+}
+
+/* Hex HMAC of msg with a context keyed earlier: re-initialising without a
+ * key starts again from the key's precomputed state. */
+static vc_status_t mac_hex(EVP_MAC_CTX *ctx, const char *msg, size_t len,
+                           char hex[VA_SIGV4_HEX_LEN + 1])
+{
+    uint8_t md[32];
+    size_t mdlen = 0;
+    if (!EVP_MAC_init(ctx, NULL, 0, NULL) || !EVP_MAC_update(ctx, (const uint8_t *)msg, len) ||
+        !EVP_MAC_final(ctx, md, &mdlen, sizeof md) || mdlen != 32)
+        return VC_ERR_INTERNAL;
+    to_hex(md, 32, hex);
+    return VC_OK;
+}
+
+void va_sigv4_cache_clear(va_sigv4_cache_t *cache)
+{
+    if (!cache)
+        return;
+    EVP_MAC_CTX_free(cache->mac);
+    OPENSSL_cleanse(cache, sizeof *cache);
+    cache->mac = NULL;
+}
+
 vc_status_t va_sigv4_sign(const va_sigv4_creds_t *creds, const va_sigv4_req_t *req, time_t now,
-                          va_sigv4_out_t *out, uint8_t *key_cache, char *cache_date)
+                          va_sigv4_out_t *out, va_sigv4_cache_t *cache)
 {
     if (!creds || !creds->access_key || !creds->secret_key || !creds->region || !creds->service ||
-        !req || !out || !req->payload_hash || req->nheaders + 3 > VA_SIGV4_MAX_HEADERS)
+        !req || !req->method || !req->canonical_uri || !out || !req->payload_hash ||
+        req->nheaders + 3 > VA_SIGV4_MAX_HEADERS)
         return VC_ERR_ARG;
-    memset(out, 0, sizeof *out);
+    out->amz_date[0] = out->content_sha256[0] = out->security_token[0] = out->authorization[0] = 0;
+    va_sigv4_cache_t local = {0};
+    va_sigv4_cache_t *c = cache ? cache : &local;
+    vc_status_t rc = VC_OK;
+    if (!c->amz_date[0] || c->amz_time != now) {
+        if ((rc = va_sigv4_amz_date(now, c->amz_date, NULL)) != VC_OK) {
+            c->amz_date[0] = '\0';
+            return rc;
+        }
+        c->amz_time = now;
+    }
     char amz_date[VA_SIGV4_AMZDATE_LEN + 1], date[9];
-    vc_status_t rc = va_sigv4_amz_date(now, amz_date, date);
-    if (rc)
-        return rc;
+    memcpy(amz_date, c->amz_date, sizeof amz_date);
+    memcpy(date, amz_date, 8);
+    date[8] = '\0';
     int token = creds->session_token && *creds->session_token;
     if (token && strlen(creds->session_token) + 24 > sizeof out->security_token)
         return VC_ERR_ARG;
@@ -390,41 +453,53 @@ vc_status_t va_sigv4_sign(const va_sigv4_creds_t *creds, const va_sigv4_req_t *r
     hs[n++] = (va_sigv4_kv_t){"x-amz-content-sha256", req->payload_hash};
     if (token)
         hs[n++] = (va_sigv4_kv_t){"x-amz-security-token", creds->session_token};
-    va_sigv4_req_t full = *req;
-    full.headers = hs;
-    full.nheaders = n;
 
     char canon[16384], sts[512], hdrs[8192], signed_h[1024], sig[VA_SIGV4_HEX_LEN + 1];
-    uint8_t local_key[32];
-    uint8_t *key = key_cache ? key_cache : local_key;
-    rc = va_sigv4_canonical_request(&full, canon, sizeof canon);
+    rc = va_sigv4_canonical_headers(hs, n, hdrs, sizeof hdrs, signed_h, sizeof signed_h);
     if (!rc)
-        rc = va_sigv4_canonical_headers(hs, n, hdrs, sizeof hdrs, signed_h, sizeof signed_h);
+        rc = canonical_request(req, hdrs, signed_h, canon, sizeof canon);
     if (!rc)
         rc = va_sigv4_string_to_sign(amz_date, creds->region, creds->service, canon, sts, sizeof sts);
-    if (!rc && !(key_cache && cache_date && strcmp(cache_date, date) == 0)) {
-        rc = va_sigv4_signing_key(creds->secret_key, date, creds->region, creds->service, key);
-        if (!rc && key_cache && cache_date)
-            memcpy(cache_date, date, 9);
+    if (!rc && (!c->mac || strcmp(c->date, date) != 0)) {
+        EVP_MAC_CTX_free(c->mac);
+        c->mac = NULL;
+        c->date[0] = '\0';
+        rc = va_sigv4_signing_key(creds->secret_key, date, creds->region, creds->service, c->key);
+        if (!rc && !(c->mac = keyed_mac(c->key)))
+            rc = VC_ERR_INTERNAL;
+        if (!rc)
+            memcpy(c->date, date, 9);
     }
     if (!rc)
-        rc = va_sigv4_signature(key, sts, sig);
-    if (key == local_key)
-        OPENSSL_cleanse(local_key, sizeof local_key);
+        rc = mac_hex(c->mac, sts, strlen(sts), sig);
+    if (c == &local)
+        va_sigv4_cache_clear(&local);
     if (rc)
         return rc;
 
-    char auth[sizeof out->authorization];
-    rc = va_sigv4_authorization(creds->access_key, date, creds->region, creds->service, signed_h,
-                                sig, auth, sizeof auth - 16);
-    if (rc)
+    sbuf_t b = sb_init(out->authorization, sizeof out->authorization);
+    sb_str(&b, "Authorization: ");
+    if ((rc = b.rc) == VC_OK) {
+        rc = va_sigv4_authorization(creds->access_key, date, creds->region, creds->service,
+                                    signed_h, sig, out->authorization + b.len,
+                                    sizeof out->authorization - b.len);
+    }
+    if (rc) {
+        out->authorization[0] = '\0';
         return rc;
-    snprintf(out->amz_date, sizeof out->amz_date, "x-amz-date: %s", amz_date);
-    snprintf(out->content_sha256, sizeof out->content_sha256, "x-amz-content-sha256: %s",
-             req->payload_hash);
-    if (token)
-        snprintf(out->security_token, sizeof out->security_token, "x-amz-security-token: %s",
-                 creds->session_token);
-    snprintf(out->authorization, sizeof out->authorization, "Authorization: %s", auth);
-    return VC_OK;
+    }
+    b = sb_init(out->amz_date, sizeof out->amz_date);
+    sb_str(&b, "x-amz-date: ");
+    sb_str(&b, amz_date);
+    b = sb_init(out->content_sha256, sizeof out->content_sha256);
+    sb_str(&b, "x-amz-content-sha256: ");
+    sb_str(&b, req->payload_hash);
+    if (b.rc)
+        return b.rc;
+    if (token) {
+        b = sb_init(out->security_token, sizeof out->security_token);
+        sb_str(&b, "x-amz-security-token: ");
+        sb_str(&b, creds->session_token);
+    }
+    return b.rc;
 }

@@ -99,13 +99,26 @@ typedef struct {
     char authorization[1024];   /* Authorization: ... */
 } va_sigv4_out_t;
 
+/* What a client keeps between signatures (one per client, for one set of
+ * credentials): the signing key of the day and an HMAC keyed with it, and
+ * the last second's x-amz-date. Zero-initialise; va_sigv4_cache_clear frees
+ * and wipes it. Saves four HMACs, the key schedule and the date formatting
+ * on every request. */
+typedef struct {
+    uint8_t key[32];
+    char date[9];        /* the day key is for; "" none yet */
+    void *mac;           /* EVP_MAC_CTX keyed with key, NULL none yet */
+    time_t amz_time;     /* the second amz_date is for */
+    char amz_date[VA_SIGV4_AMZDATE_LEN + 1];
+} va_sigv4_cache_t;
+
+void va_sigv4_cache_clear(va_sigv4_cache_t *cache);
+
 /* Signs one request at time now: adds x-amz-date, x-amz-content-sha256 (from
  * req->payload_hash) and x-amz-security-token (when the credentials have a
  * session token) to req's headers, signs them all, and fills out.
- * key_cache (may be NULL) is a 32-byte signing key for cache_date (9 bytes,
- * may be NULL): when cache_date matches today's date it is reused, otherwise
- * recomputed and stored, which saves four HMACs per request. */
+ * cache may be NULL (everything computed afresh). */
 vc_status_t va_sigv4_sign(const va_sigv4_creds_t *creds, const va_sigv4_req_t *req, time_t now,
-                          va_sigv4_out_t *out, uint8_t *key_cache, char *cache_date);
+                          va_sigv4_out_t *out, va_sigv4_cache_t *cache);
 
 #endif

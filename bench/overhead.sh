@@ -5,7 +5,8 @@
 # temporary config, the object a static file at /BUCKET/KEY), by
 #   wrk                          (Debian's HTTP load generator, the ceiling)
 #   bench/curl_loop.c            (bare libcurl multi, 8 easy handles, 1 thread)
-#   bench/s3_get_loop.c          (vantage: va_s3 GETs from 8 threads, SigV4
+#   bench/s3_get_loop.c          (vantage: va_s3 GETs on 8 connections driven
+#                                 by one thread (va_http_loop), SigV4
 #                                 signing and a vc_sample_t per request;
 #                                 nginx ignores the signature)
 # and prints ops/s and client CPU per request for each, and the ratios
@@ -115,7 +116,7 @@ run_set() { # connections
   read -r n u s < <(measure loop "$bdir/curl_loop" "$url" "$c" "$secs")
   report curl "$n" "$u" "$s" "bare libcurl multi (1 thread)"
   read -r n u s < <(measure loop "$bdir/s3_get_loop" "http://127.0.0.1:$port" "$bucket" "$key" "$c" "$secs")
-  report vantage "$n" "$u" "$s" "vantage va_s3 + sample ($c threads)"
+  report vantage "$n" "$u" "$s" "vantage va_s3 + sample (1 thread)"
   awk -v v="${ops[vantage]}" -v c="${ops[curl]}" -v w="${ops[wrk]}" \
       -v vc="${cpu[vantage]}" -v cc="${cpu[curl]}" 'BEGIN {
     printf "vantage / bare libcurl: %.2f of the ops/s (target >= 0.9), %.2fx the CPU per request\n", v / c, vc / cc

@@ -141,7 +141,7 @@ static void test_sign_get_object(void **state)
     va_sigv4_kv_t h[] = {{"host", HOST}, {"range", "bytes=0-9"}};
     va_sigv4_req_t req = {"GET", "/test.txt", NULL, 0, h, 2, EMPTY};
     va_sigv4_out_t out;
-    assert_int_equal(va_sigv4_sign(&example_creds, &req, T_EXAMPLE, &out, NULL, NULL), VC_OK);
+    assert_int_equal(va_sigv4_sign(&example_creds, &req, T_EXAMPLE, &out, NULL), VC_OK);
     assert_string_equal(out.amz_date, "x-amz-date: 20130524T000000Z");
     assert_string_equal(out.content_sha256, "x-amz-content-sha256: " EMPTY);
     assert_string_equal(out.security_token, "");
@@ -261,7 +261,7 @@ static void test_unsigned_payload_and_token(void **state)
     va_sigv4_kv_t h[] = {{"host", "127.0.0.1:7480"}};
     va_sigv4_req_t req = {"PUT", "/b/k", NULL, 0, h, 1, VA_SIGV4_UNSIGNED_PAYLOAD};
     va_sigv4_out_t out;
-    assert_int_equal(va_sigv4_sign(&c, &req, T_EXAMPLE, &out, NULL, NULL), VC_OK);
+    assert_int_equal(va_sigv4_sign(&c, &req, T_EXAMPLE, &out, NULL), VC_OK);
     assert_string_equal(out.content_sha256, "x-amz-content-sha256: UNSIGNED-PAYLOAD");
     assert_string_equal(out.security_token, "x-amz-security-token: FQoGZXIvYXdzE+token/with=chars");
     assert_non_null(strstr(out.authorization,
@@ -284,26 +284,38 @@ static void test_unsigned_payload_and_token(void **state)
     assert_null(strstr(out.authorization, SK));
 }
 
-/* A cached signing key is reused on the same day and replaced on the next. */
+/* A cache (signing key, keyed HMAC, date) is reused on the same day and
+ * replaced on the next, and a signature made through it is the one made
+ * afresh, for the same request again and for a different one. */
 static void test_key_cache(void **state)
 {
     (void)state;
     va_sigv4_kv_t h[] = {{"host", HOST}, {"range", "bytes=0-9"}};
     va_sigv4_req_t req = {"GET", "/test.txt", NULL, 0, h, 2, EMPTY};
-    uint8_t cache[32];
-    char cache_date[9] = "";
+    va_sigv4_cache_t cache = {0};
     va_sigv4_out_t a, b, c;
-    assert_int_equal(va_sigv4_sign(&example_creds, &req, T_EXAMPLE, &a, cache, cache_date), VC_OK);
-    assert_string_equal(cache_date, "20130524");
-    assert_int_equal(va_sigv4_sign(&example_creds, &req, T_EXAMPLE, &b, cache, cache_date), VC_OK);
+    assert_int_equal(va_sigv4_sign(&example_creds, &req, T_EXAMPLE, &a, &cache), VC_OK);
+    assert_string_equal(cache.date, "20130524");
+    assert_non_null(cache.mac);
+    assert_int_equal(va_sigv4_sign(&example_creds, &req, T_EXAMPLE, &b, &cache), VC_OK);
     assert_string_equal(a.authorization, b.authorization);
     assert_non_null(strstr(a.authorization, "f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd910"));
+    /* another request through the same keyed HMAC */
+    va_sigv4_req_t other = {"GET", "/other", NULL, 0, h, 2, EMPTY};
+    assert_int_equal(va_sigv4_sign(&example_creds, &other, T_EXAMPLE + 5, &b, &cache), VC_OK);
+    assert_int_equal(va_sigv4_sign(&example_creds, &other, T_EXAMPLE + 5, &c, NULL), VC_OK);
+    assert_string_equal(b.authorization, c.authorization);
+    assert_string_equal(b.amz_date, c.amz_date);
+    assert_string_not_equal(a.authorization, b.authorization);
     time_t next_day = T_EXAMPLE + 86400;
-    assert_int_equal(va_sigv4_sign(&example_creds, &req, next_day, &b, cache, cache_date), VC_OK);
-    assert_string_equal(cache_date, "20130525");
-    assert_int_equal(va_sigv4_sign(&example_creds, &req, next_day, &c, NULL, NULL), VC_OK);
+    assert_int_equal(va_sigv4_sign(&example_creds, &req, next_day, &b, &cache), VC_OK);
+    assert_string_equal(cache.date, "20130525");
+    assert_int_equal(va_sigv4_sign(&example_creds, &req, next_day, &c, NULL), VC_OK);
     assert_string_equal(b.authorization, c.authorization);
     assert_string_not_equal(a.authorization, b.authorization);
+    va_sigv4_cache_clear(&cache);
+    assert_null(cache.mac);
+    assert_string_equal(cache.date, "");
 }
 
 static void test_bad_arguments(void **state)
@@ -314,9 +326,9 @@ static void test_bad_arguments(void **state)
     va_sigv4_req_t req = {"GET", "/", NULL, 0, h, 1, EMPTY};
     va_sigv4_creds_t c = example_creds;
     c.access_key = NULL;
-    assert_int_equal(va_sigv4_sign(&c, &req, T_EXAMPLE, &out, NULL, NULL), VC_ERR_ARG);
+    assert_int_equal(va_sigv4_sign(&c, &req, T_EXAMPLE, &out, NULL), VC_ERR_ARG);
     req.payload_hash = NULL;
-    assert_int_equal(va_sigv4_sign(&example_creds, &req, T_EXAMPLE, &out, NULL, NULL), VC_ERR_ARG);
+    assert_int_equal(va_sigv4_sign(&example_creds, &req, T_EXAMPLE, &out, NULL), VC_ERR_ARG);
     char sts[16];
     assert_int_equal(va_sigv4_string_to_sign("2013", "us-east-1", "s3", "x", sts, sizeof sts),
                      VC_ERR_ARG);
