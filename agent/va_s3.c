@@ -280,18 +280,31 @@ static vc_status_t make_target(va_s3_t *self, const char *bucket, const char *ke
         snprintf(self->last_error, sizeof self->last_error, "listing parameters too long");
         return VC_ERR_ARG;
     }
+    /* the buffers are sized for the longest bucket, key and endpoint: no
+     * truncation is possible, so plain copies (this runs per request) */
+    char *p = t->host;
     if (vh) {
-        snprintf(t->host, sizeof t->host, "%s.%s", bucket, self->hostport);
-        snprintf(t->uri, sizeof t->uri, "%s/%s", self->base_path, enc);
-    } else {
-        snprintf(t->host, sizeof t->host, "%s", self->hostport);
-        if (key)
-            snprintf(t->uri, sizeof t->uri, "%s/%s/%s", self->base_path, bucket, enc);
-        else
-            snprintf(t->uri, sizeof t->uri, "%s/%s", self->base_path, bucket);
+        p = stpcpy(p, bucket);
+        *p++ = '.';
     }
-    snprintf(t->url, sizeof t->url, "%s://%s%s%s%s", self->scheme, t->host, t->uri,
-             t->query[0] ? "?" : "", t->query);
+    stpcpy(p, self->hostport);
+    p = stpcpy(t->uri, self->base_path);
+    if (!vh) {
+        *p++ = '/';
+        p = stpcpy(p, bucket);
+    }
+    if (key || vh) {
+        *p++ = '/';
+        stpcpy(p, enc);
+    }
+    p = stpcpy(t->url, self->scheme);
+    p = stpcpy(p, "://");
+    p = stpcpy(p, t->host);
+    p = stpcpy(p, t->uri);
+    if (t->query[0]) {
+        *p++ = '?';
+        stpcpy(p, t->query);
+    }
     return VC_OK;
 }
 
@@ -453,7 +466,7 @@ static vc_status_t s3_begin(va_s3_t *self, const s3req_t *r, vc_sample_t *s)
         sample_error(s, VC_EC_OTHER, "SigningFailed", self->last_error);
         return rc;
     }
-    snprintf(self->host_line, sizeof self->host_line, "Host: %s", t->host);
+    stpcpy(stpcpy(self->host_line, "Host: "), t->host);
     const char **headers = self->headers;
     int nh = 0;
     headers[nh++] = self->host_line;

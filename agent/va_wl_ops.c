@@ -4,11 +4,13 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "va_http.h"
 #include "va_target.h"
 #include "va_wl.h"
 #include "vc_log.h"
@@ -46,6 +48,13 @@ typedef struct {
     int index;
     va_target_t *client;
     char tmp[4096];      /* download file */
+    /* the operation in flight (S3 targets, driven by a va_http_loop) */
+    int iter;            /* iteration (run number), -1 none */
+    int k;               /* its operation index in o->ops */
+    char key[KEY_LEN];
+    vc_sample_t s;
+    FILE *f;             /* the download file of a get */
+    int busy;            /* a request is in flight */
 } worker_t;
 
 static void one(worker_t *w, vc_op_t op, int i)
@@ -110,6 +119,202 @@ static void *work(void *arg)
         for (int k = 0; k < o->nops && !va_wl_cancelled(o->wl); k++)
             one(w, o->ops[k], o->job->run_first + i);
     return NULL;
+}
+
+/* ---- S3 targets: one thread drives many workers ----
+ * Each worker still has its own connection and goes through its iterations'
+ * operations in order, but the requests of all the workers a thread owns are
+ * in flight together in one va_http_loop: no thread switch per request, so
+ * the agent's own cost per request stays at the HTTP library's. */
+
+/* A local failure before a request could start: the sample says what. */
+static void local_error(worker_t *w, vc_op_t op, const char *code, const char *msg)
+{
+    VC_SAMPLE_SET(&w->s, op, vc_op_name(op));
+    w->s.start_wall_ns = vc_wall_now();
+    w->s.err_class = VC_EC_OTHER;
+    VC_SAMPLE_SET(&w->s, err_code, code);
+    VC_SAMPLE_SET(&w->s, err_msg, msg);
+}
+
+/* Emits the worker's sample (and drops its download file) and moves on to
+ * the next operation. */
+static void ev_finish(worker_t *w, vc_op_t op)
+{
+    ops_t *o = w->o;
+    if (w->f) {
+        if (fclose(w->f) != 0 && w->s.err_class == VC_EC_NONE)
+            local_error(w, op, "LocalFile", "writing the download file failed (disk full?)");
+        w->f = NULL;
+        unlink(w->tmp);
+    }
+    if (w->s.err_class != VC_EC_NONE)
+        vc_debug(COMP, "%s %s: %s", vc_op_name(op), w->key, va_target_error(w->client));
+    va_wl_emit(o->wl, &w->s, 0);
+    w->k++;
+}
+
+/* Starts the worker's next operation in loop. Returns 1 when one is in
+ * flight, 0 when the worker has nothing left (or the job was cancelled). */
+static int ev_start(worker_t *w, va_http_loop_t *loop)
+{
+    ops_t *o = w->o;
+    va_s3_t *s3 = va_target_s3(w->client);
+    for (;;) {
+        if (va_wl_cancelled(o->wl))
+            return 0;
+        if (w->iter < 0 || w->k >= o->nops) {
+            int i = atomic_fetch_add(&o->next, 1);
+            if (i >= o->job->iterations) {
+                w->iter = -1;
+                return 0;
+            }
+            w->iter = o->job->run_first + i;
+            w->k = 0;
+        }
+        vc_op_t op = o->ops[w->k];
+        vc_sample_init(&w->s);
+        VC_SAMPLE_SET(&w->s, label, o->label);
+        w->s.scale = o->size;
+        w->s.run = w->iter;
+        w->s.worker = w->index;
+        va_wl_ops_key(w->key, sizeof w->key, o->job->key_prefix, o->env->agent_name,
+                      w->iter); /* checked */
+        va_s3_obj_t req = {.bucket = va_target_bucket(w->client), .key = w->key};
+        switch (op) {
+        case VC_OP_PUT:
+            req.op = VA_S3_PUT;
+            req.data = o->data;
+            req.len = o->data ? (size_t)o->size : 0;
+            req.path = o->data ? NULL : o->job->upload_file;
+            break;
+        case VC_OP_GET:
+            req.op = VA_S3_GET;
+            if (!(w->f = fopen(w->tmp, "wb"))) {
+                char msg[VC_ERRMSG_MAX];
+                snprintf(msg, sizeof msg, "cannot create the download file %s: %s", w->tmp,
+                         strerror(errno));
+                local_error(w, op, "LocalFile", msg);
+                ev_finish(w, op);
+                continue;
+            }
+            req.out = w->f;
+            break;
+        case VC_OP_HEAD:
+            req.op = VA_S3_HEAD;
+            break;
+        case VC_OP_DELETE:
+        default:
+            req.op = VA_S3_DELETE;
+            break;
+        }
+        if (va_s3_begin(s3, &req, &w->s) != VC_OK) {
+            ev_finish(w, op); /* the sample says why */
+            continue;
+        }
+        if (va_http_loop_add(loop, va_s3_http(s3)) != VC_OK) {
+            local_error(w, op, "OutOfMemory", "cannot start the request (out of memory)");
+            va_s3_end(s3); /* never sent: releases what begin opened */
+            ev_finish(w, op);
+            continue;
+        }
+        w->busy = 1;
+        return 1;
+    }
+}
+
+typedef struct {
+    worker_t *ws;
+    int first, count; /* the workers this thread drives */
+} ev_part_t;
+
+/* Runs one block for a part of the workers on this thread. */
+static void *ev_work(void *arg)
+{
+    ev_part_t *p = arg;
+    ops_t *o = p->ws[p->first].o;
+    va_http_loop_t *loop = va_http_loop_new();
+    va_http_t **done = calloc((size_t)p->count, sizeof *done);
+    if (!loop || !done) {
+        vc_error(COMP, "out of memory for the request loop: %d workers idle", p->count);
+        va_http_loop_destroy(&loop);
+        free(done);
+        return NULL;
+    }
+    for (int i = p->first; i < p->first + p->count; i++) {
+        worker_t *w = &p->ws[i];
+        w->iter = -1;
+        w->k = 0;
+        va_http_set_owner(va_s3_http(va_target_s3(w->client)), w);
+        ev_start(w, loop);
+    }
+    while (va_http_loop_active(loop) > 0) {
+        int n = va_http_loop_run(loop, 200, done, p->count);
+        if (n < 0)
+            break; /* logged; the requests in flight are abandoned below */
+        for (int i = 0; i < n; i++) {
+            worker_t *w = va_http_owner(done[i]);
+            w->busy = 0;
+            va_s3_end(va_target_s3(w->client));
+            ev_finish(w, o->ops[w->k]);
+            ev_start(w, loop);
+        }
+    }
+    if (va_http_loop_active(loop) > 0) {
+        /* only after a loop failure: what is still in flight never completes */
+        va_http_loop_destroy(&loop);
+        for (int i = p->first; i < p->first + p->count; i++) {
+            worker_t *w = &p->ws[i];
+            if (!w->busy)
+                continue;
+            w->busy = 0;
+            vc_op_t op = o->ops[w->k];
+            va_s3_end(va_target_s3(w->client)); /* releases what begin opened */
+            local_error(w, op, "Internal", "the request loop failed; request abandoned");
+            ev_finish(w, op);
+        }
+    }
+    va_http_loop_destroy(&loop);
+    free(done);
+    return NULL;
+}
+
+/* CPUs this process may run on: the loop threads to use. */
+static int usable_cpus(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+/* One block over all workers: one loop thread per usable CPU (at most one
+ * per worker), the workers shared out among them. */
+static void ev_block(worker_t *ws, int nw)
+{
+    int nt = usable_cpus();
+    if (nt > nw)
+        nt = nw;
+    if (nt > 64)
+        nt = 64;
+    ev_part_t part[64];
+    pthread_t th[64];
+    int ok[64] = {0};
+    for (int t = 0; t < nt; t++) {
+        part[t].ws = ws;
+        part[t].first = nw * t / nt;
+        part[t].count = nw * (t + 1) / nt - part[t].first;
+    }
+    for (int t = 1; t < nt; t++)
+        ok[t] = pthread_create(&th[t], NULL, ev_work, &part[t]) == 0;
+    ev_work(&part[0]);
+    for (int t = 1; t < nt; t++) {
+        if (ok[t])
+            pthread_join(th[t], NULL);
+        else
+            ev_work(&part[t]); /* no thread: its workers run here, after */
+    }
 }
 
 static int has_get(const vc_job_t *job)
@@ -235,6 +440,10 @@ vc_status_t va_wl_ops(const vc_job_t *job, const va_workload_env_t *env, char *e
         o.ops = job->interleave ? job->ops : &job->ops[b];
         o.nops = job->interleave ? job->nops : 1;
         atomic_store(&o.next, 0);
+        if (va_target_s3(ws[0].client)) {
+            ev_block(ws, nw); /* S3: the workers' requests driven by loop threads */
+            continue;
+        }
         if (nw == 1) {
             work(&ws[0]); /* the usual case: s3bench's single thread, no thread hop */
             continue;

@@ -508,6 +508,66 @@ static void ops_reset_is_connection_and_counted(void **state)
     sink_free(&k);
 }
 
+/* Eight workers driven by one loop thread per CPU, two fault kinds at once:
+ * every 3rd GET answers 500, every 4th HEAD has its connection reset. Each
+ * (operation, iteration) is exactly one sample, the faults are counted by
+ * class however the requests interleave, and everything else succeeds. */
+static void ops_workers_in_one_loop_count_faults_once(void **state)
+{
+    (void)state;
+    enum { ITER = 24, WORKERS = 8 };
+    proxy_t *p = &g_proxy;
+    proxy_start(p, "internal method=GET path=/s3bench-[0-9]+$ every=3",
+                "reset method=HEAD path=/s3bench-[0-9]+$ every=4");
+    vc_job_t job;
+    vc_job_init(&job, VC_WL_OPS);
+    proxy_target(&job.target, p->endpoint);
+    snprintf(job.key_prefix, sizeof job.key_prefix, "%sopsw/", prefix);
+    job.iterations = ITER;
+    job.workers = WORKERS;
+    job.object_size = 512;
+    job.timeout_ms = 10000;
+    sink_t k;
+    assert_int_equal(run_job(&job, &k), VC_OK);
+    proxy_stop(p);
+    assert_int_equal(k.n, 4 * ITER);
+    int seen[4][ITER] = {{0}};
+    int workers_used = 0, by_worker[WORKERS] = {0};
+    const char *ops[] = {"put", "get", "head", "delete"};
+    for (size_t i = 0; i < k.n; i++) {
+        const vc_sample_t *s = &k.v[i];
+        int o = -1;
+        for (int j = 0; j < 4; j++)
+            if (strcmp(s->op, ops[j]) == 0)
+                o = j;
+        assert_true(o >= 0);
+        assert_true(s->run >= 0 && s->run < ITER);
+        seen[o][s->run]++;
+        assert_true(s->worker >= 0 && s->worker < WORKERS);
+        by_worker[s->worker]++;
+        assert_true(s->cpu_user_us >= 0 && s->cpu_sys_us >= 0);
+        if (s->err_class == VC_EC_NONE)
+            assert_true(s->duration_ns > 0 && s->http_status / 100 == 2);
+    }
+    for (int o = 0; o < 4; o++)
+        for (int r = 0; r < ITER; r++)
+            if (seen[o][r] != 1)
+                fail_msg("%s of iteration %d: %d samples, want 1", ops[o], r, seen[o][r]);
+    for (int w = 0; w < WORKERS; w++)
+        workers_used += by_worker[w] > 0;
+    assert_int_equal(workers_used, WORKERS);
+    assert_int_equal(count_class(&k, "get", VC_EC_SERVER, NULL), ITER / 3);
+    assert_int_equal(count_class(&k, "get", VC_EC_NONE, NULL), ITER - ITER / 3);
+    assert_int_equal(count_class(&k, "head", VC_EC_CONNECT, NULL), ITER / 4);
+    assert_int_equal(count_class(&k, "head", VC_EC_NONE, NULL), ITER - ITER / 4);
+    assert_int_equal(count_class(&k, "put", VC_EC_NONE, NULL), ITER);
+    assert_int_equal(count_class(&k, "delete", VC_EC_NONE, NULL), ITER);
+    for (size_t i = 0; i < k.n; i++)
+        if (k.v[i].err_class == VC_EC_SERVER)
+            assert_string_equal(k.v[i].err_code, "InternalError");
+    sink_free(&k);
+}
+
 /* list-scale, S3 direct, pages of 2 keys over NKEYS: the 2nd list request
  * (page 2 of the first listing) fails. That listing is one failed sample
  * with what it saw, the point's remaining runs are skipped, and the next
@@ -648,6 +708,7 @@ int main(void)
         cmocka_unit_test_teardown(ops_slowdown_counted_and_job_goes_on, stop_proxy),
         cmocka_unit_test_teardown(ops_stall_times_out_at_job_timeout, stop_proxy),
         cmocka_unit_test_teardown(ops_reset_is_connection_and_counted, stop_proxy),
+        cmocka_unit_test_teardown(ops_workers_in_one_loop_count_faults_once, stop_proxy),
         cmocka_unit_test_teardown(listscale_page_fault_is_one_failed_listing, stop_proxy),
         cmocka_unit_test_teardown(ais_list_429_is_throttled, stop_proxy),
         cmocka_unit_test_teardown(ais_list_500_is_server, stop_proxy),
