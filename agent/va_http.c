@@ -179,6 +179,8 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *userp)
         self->cur_status = sp && sp + 4 <= data + n ? strtol(sp + 1, NULL, 10) : 0;
         return n;
     }
+    if (self->req->no_headers)
+        return n;
     const char *colon = memchr(data, ':', n);
     if (!colon || r->nheaders >= VA_HTTP_MAX_HEADERS)
         return n;

@@ -64,6 +64,7 @@ typedef struct {
                                  a signed S3 key must reach the server unchanged */
     int unrestricted_auth;    /* keep an Authorization header across redirects to other hosts (AIS targets) */
     int error_body_to_memory; /* status >= 400: keep the body in memory (up to 64 KiB) whatever the sink */
+    int no_headers;           /* do not keep the response's headers (resp->nheaders stays 0) */
 } va_http_req_t;
 
 typedef struct {

@@ -492,6 +492,7 @@ static vc_status_t s3_begin(va_s3_t *self, const s3req_t *r, vc_sample_t *s)
         .on_body_ud = self,
         .timeout_ms = self->timeout_ms,
         .path_as_is = 1,
+        .no_headers = strcmp(r->method, "HEAD") != 0, /* only HEAD reads them */
     };
     rc = va_http_begin(self->http, &self->hreq, &self->resp);
     if (rc != VC_OK) {

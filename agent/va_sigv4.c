@@ -168,6 +168,11 @@ static void put_trimmed(sbuf_t *b, const char *v)
     const char *end = v + strlen(v);
     while (end > v && (end[-1] == ' ' || end[-1] == '\t'))
         end--;
+    /* the usual value (a host, a date, a hash) has no inner blank to squeeze */
+    if (!memchr(v, ' ', (size_t)(end - v)) && !memchr(v, '\t', (size_t)(end - v))) {
+        sb_put(b, v, (size_t)(end - v));
+        return;
+    }
     int blank = 0;
     for (const char *p = v; p < end; p++) {
         if (*p == ' ' || *p == '\t') {
@@ -293,14 +298,13 @@ static vc_status_t hmac(const void *key, size_t keylen, const char *msg, uint8_t
     return VC_OK;
 }
 
-vc_status_t va_sigv4_string_to_sign(const char *amz_date, const char *region, const char *service,
-                                    const char *canonical_request, char *out, size_t outsz)
+/* The string to sign around the canonical request's hash. */
+static vc_status_t string_to_sign(const char *amz_date, const char *region, const char *service,
+                                  const char *hash, char *out, size_t outsz)
 {
     if (!amz_date || strlen(amz_date) != VA_SIGV4_AMZDATE_LEN || !region || !*region || !service ||
-        !*service || !canonical_request)
+        !*service)
         return VC_ERR_ARG;
-    char hash[VA_SIGV4_HEX_LEN + 1];
-    va_sigv4_sha256_hex(canonical_request, strlen(canonical_request), hash);
     sbuf_t b = sb_init(out, outsz);
     sb_str(&b, "AWS4-HMAC-SHA256\n");
     sb_str(&b, amz_date);
@@ -313,6 +317,31 @@ vc_status_t va_sigv4_string_to_sign(const char *amz_date, const char *region, co
     sb_str(&b, "/aws4_request\n");
     sb_str(&b, hash);
     return b.rc;
+}
+
+vc_status_t va_sigv4_string_to_sign(const char *amz_date, const char *region, const char *service,
+                                    const char *canonical_request, char *out, size_t outsz)
+{
+    if (!canonical_request)
+        return VC_ERR_ARG;
+    char hash[VA_SIGV4_HEX_LEN + 1];
+    va_sigv4_sha256_hex(canonical_request, strlen(canonical_request), hash);
+    return string_to_sign(amz_date, region, service, hash, out, outsz);
+}
+
+/* Hex SHA-256 with a digest context kept in the cache (no allocation). */
+static vc_status_t cached_sha256_hex(va_sigv4_cache_t *c, const char *data, size_t len,
+                                     char hex[VA_SIGV4_HEX_LEN + 1])
+{
+    uint8_t md[32];
+    unsigned int mdlen = 0;
+    if (!c->md && !(c->md = EVP_MD_CTX_new()))
+        return VC_ERR_NOMEM;
+    if (!EVP_DigestInit_ex(c->md, sha256(), NULL) || !EVP_DigestUpdate(c->md, data, len) ||
+        !EVP_DigestFinal_ex(c->md, md, &mdlen) || mdlen != 32)
+        return VC_ERR_INTERNAL;
+    to_hex(md, 32, hex);
+    return VC_OK;
 }
 
 vc_status_t va_sigv4_signing_key(const char *secret_key, const char *date, const char *region,
@@ -415,8 +444,10 @@ void va_sigv4_cache_clear(va_sigv4_cache_t *cache)
     if (!cache)
         return;
     EVP_MAC_CTX_free(cache->mac);
+    EVP_MD_CTX_free(cache->md);
     OPENSSL_cleanse(cache, sizeof *cache);
     cache->mac = NULL;
+    cache->md = NULL;
 }
 
 vc_status_t va_sigv4_sign(const va_sigv4_creds_t *creds, const va_sigv4_req_t *req, time_t now,
@@ -458,8 +489,11 @@ vc_status_t va_sigv4_sign(const va_sigv4_creds_t *creds, const va_sigv4_req_t *r
     rc = va_sigv4_canonical_headers(hs, n, hdrs, sizeof hdrs, signed_h, sizeof signed_h);
     if (!rc)
         rc = canonical_request(req, hdrs, signed_h, canon, sizeof canon);
+    char hash[VA_SIGV4_HEX_LEN + 1];
     if (!rc)
-        rc = va_sigv4_string_to_sign(amz_date, creds->region, creds->service, canon, sts, sizeof sts);
+        rc = cached_sha256_hex(c, canon, strlen(canon), hash);
+    if (!rc)
+        rc = string_to_sign(amz_date, creds->region, creds->service, hash, sts, sizeof sts);
     if (!rc && (!c->mac || strcmp(c->date, date) != 0)) {
         EVP_MAC_CTX_free(c->mac);
         c->mac = NULL;

@@ -108,6 +108,7 @@ typedef struct {
     uint8_t key[32];
     char date[9];        /* the day key is for; "" none yet */
     void *mac;           /* EVP_MAC_CTX keyed with key, NULL none yet */
+    void *md;            /* EVP_MD_CTX for the canonical request's hash */
     time_t amz_time;     /* the second amz_date is for */
     char amz_date[VA_SIGV4_AMZDATE_LEN + 1];
 } va_sigv4_cache_t;

@@ -1,9 +1,12 @@
 /* curl_loop: the bare-libcurl floor for bench/overhead.sh. One thread, a
  * libcurl multi handle driving N easy handles (each its own keep-alive
  * connection) that GET one URL again and again for SECONDS: no signing, no
- * timing record, the body discarded. Prints "requests N errors N".
+ * timing record, the body discarded. Extra arguments are request header
+ * lines sent as they are with every request (overhead.sh passes lines shaped
+ * like vantage's signed ones, to show what libcurl itself spends on them).
+ * Prints "requests N errors N".
  *
- *   curl_loop URL [CONNECTIONS [SECONDS]] */
+ *   curl_loop URL [CONNECTIONS [SECONDS [HEADER...]]] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -27,7 +30,7 @@ static double now_s(void)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: curl_loop URL [CONNECTIONS [SECONDS]]\n");
+        fprintf(stderr, "usage: curl_loop URL [CONNECTIONS [SECONDS [HEADER...]]]\n");
         return 2;
     }
     int n = argc > 2 ? atoi(argv[2]) : 8;
@@ -37,6 +40,9 @@ int main(int argc, char **argv)
         return 2;
     }
     curl_global_init(CURL_GLOBAL_DEFAULT);
+    struct curl_slist *hl = NULL;
+    for (int i = 4; i < argc; i++)
+        hl = curl_slist_append(hl, argv[i]);
     CURLM *m = curl_multi_init();
     CURL **h = calloc((size_t)n, sizeof *h);
     if (!m || !h)
@@ -49,6 +55,8 @@ int main(int argc, char **argv)
         curl_easy_setopt(h[i], CURLOPT_NOSIGNAL, 1L);
         /* one connection per handle, as each vantage worker has */
         curl_easy_setopt(h[i], CURLOPT_MAXCONNECTS, 1L);
+        if (hl)
+            curl_easy_setopt(h[i], CURLOPT_HTTPHEADER, hl);
         curl_multi_add_handle(m, h[i]);
     }
     long requests = 0, errors = 0;
@@ -82,6 +90,7 @@ int main(int argc, char **argv)
         curl_easy_cleanup(h[i]);
     free(h);
     curl_multi_cleanup(m);
+    curl_slist_free_all(hl);
     curl_global_cleanup();
     return errors ? 1 : 0;
 }
