@@ -89,6 +89,8 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *userp)
     self->resp->bytes_recv += (int64_t)n;
     size_t full = n;
     va_sink_t sink = self->req->sink;
+    if (self->cur_status == 0 && self->req->no_headers) /* no header callback saw the status line */
+        curl_easy_getinfo(self->curl, CURLINFO_RESPONSE_CODE, &self->cur_status);
     if (self->req->error_body_to_memory && self->cur_status >= 400) {
         /* an error text: keep its beginning, never fail the transfer for it */
         sink = VA_SINK_MEMORY;
@@ -179,8 +181,6 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *userp)
         self->cur_status = sp && sp + 4 <= data + n ? strtol(sp + 1, NULL, 10) : 0;
         return n;
     }
-    if (self->req->no_headers)
-        return n;
     const char *colon = memchr(data, ':', n);
     if (!colon || r->nheaders >= VA_HTTP_MAX_HEADERS)
         return n;
@@ -262,7 +262,7 @@ static unsigned shape_of(const va_http_req_t *req)
     unsigned k = strcmp(m, "GET") == 0 ? 1 : strcmp(m, "HEAD") == 0 ? 2 : strcmp(m, "DELETE") == 0 ? 3 : 0;
     if (!k || req->body || req->body_file || req->follow_redirects || req->unrestricted_auth)
         return SHAPE_NONE;
-    return SHAPE_PLAIN | k | (req->path_as_is ? 1u << 4 : 0);
+    return SHAPE_PLAIN | k | (req->path_as_is ? 1u << 4 : 0) | (req->no_headers ? 1u << 5 : 0);
 }
 
 /* Sets every option of a request; the handle was just reset. */
@@ -282,8 +282,10 @@ static void set_all_options(va_http_t *self, const va_http_req_t *req)
         curl_easy_setopt(c, CURLOPT_CAINFO, self->ca_bundle);
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_write);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, self);
-    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(c, CURLOPT_HEADERDATA, self);
+    if (!req->no_headers) {
+        curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+        curl_easy_setopt(c, CURLOPT_HEADERDATA, self);
+    }
     curl_easy_setopt(c, CURLOPT_PREREQFUNCTION, on_prereq);
     curl_easy_setopt(c, CURLOPT_PREREQDATA, self);
     curl_easy_setopt(c, CURLOPT_PRIVATE, self);
