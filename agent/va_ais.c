@@ -29,6 +29,15 @@ struct va_ais_t {
     size_t max_reply;
     va_http_resp_t resp;  /* last reply; its body belongs to http */
     char err[768];
+    /* the request in flight (see ais_begin) */
+    char url[URL_MAX];
+    char inv[320];
+    const char *hdr[6];
+    va_http_req_t req;
+    char what[VA_AIS_BCK_NAME_MAX + 320];
+    vc_sample_t *cur_s;
+    int cur_fill;
+    FILE *cur_out;        /* a GET's destination, flushed when it ends */
 };
 
 /* One request to AIS. */
@@ -211,24 +220,28 @@ static void sample_acc(vc_sample_t *s, const va_http_resp_t *r, int first)
     s->http_status = (int32_t)r->status;
 }
 
-/* Performs the call; on failure sets a->err, the sample's error fields and
- * returns the status. fill: copy the reply's timing into the sample (a
+/* Starts the call (the request begun on a->http, not sent): URL, headers and
+ * body set up in a, so it may complete later in a loop. On a failure sets
+ * a->err and the sample's error fields and returns the status; nothing is
+ * in flight then. fill: copy the reply's timing into the sample (a
  * single-request operation). */
-static vc_status_t ais_do(va_ais_t *a, const call_t *c, const char *what, vc_sample_t *s,
-                          int fill)
+static vc_status_t ais_begin(va_ais_t *a, const call_t *c, const char *what, vc_sample_t *s,
+                             int fill)
 {
-    char url[URL_MAX];
-    int n = snprintf(url, sizeof url, "%s/v1/%s%s%s", a->endpoint, c->path, c->query ? "?" : "",
-                     c->query ? c->query : "");
+    int n = snprintf(a->url, sizeof a->url, "%s/v1/%s%s%s", a->endpoint, c->path,
+                     c->query ? "?" : "", c->query ? c->query : "");
     a->err[0] = '\0';
-    if (n < 0 || (size_t)n >= sizeof url) {
+    snprintf(a->what, sizeof a->what, "%s", what);
+    a->cur_s = s;
+    a->cur_fill = fill;
+    a->cur_out = NULL;
+    if (n < 0 || (size_t)n >= sizeof a->url) {
         memset(&a->resp, 0, sizeof a->resp); /* nothing was sent */
         set_err(a, "%s: request URL longer than %d bytes", what, URL_MAX);
         sample_error(s, VC_EC_OTHER, "UrlTooLong", a->err);
         return VC_ERR_ARG;
     }
-    char inv[320];
-    const char *hdr[6];
+    const char **hdr = a->hdr;
     int nh = 0;
     if (a->auth)
         hdr[nh++] = a->auth;
@@ -237,13 +250,13 @@ static vc_status_t ais_do(va_ais_t *a, const call_t *c, const char *what, vc_sam
     if (c->msgpack)
         hdr[nh++] = "Accept: application/msgpack";
     if (c->inv_name) {
-        snprintf(inv, sizeof inv, "Ais-Inv-Name: %s", c->inv_name);
-        hdr[nh++] = inv;
+        snprintf(a->inv, sizeof a->inv, "Ais-Inv-Name: %s", c->inv_name);
+        hdr[nh++] = a->inv;
     }
     hdr[nh] = NULL;
-    va_http_req_t req = {
+    a->req = (va_http_req_t){
         .method = c->method,
-        .url = url,
+        .url = a->url,
         .headers = hdr,
         .body = c->json ? (const void *)c->json : c->data,
         .body_len = c->json ? strlen(c->json) : c->len,
@@ -257,9 +270,24 @@ static vc_status_t ais_do(va_ais_t *a, const call_t *c, const char *what, vc_sam
         .unrestricted_auth = a->auth != NULL,
         .error_body_to_memory = c->sink != VA_SINK_MEMORY,
     };
+    vc_status_t rc = va_http_begin(a->http, &a->req, &a->resp);
+    if (rc) {
+        memset(&a->resp, 0, sizeof a->resp);
+        set_err(a, "%s: cannot start the request (%s)", what, vc_strerror(rc));
+        sample_error(s, VC_EC_OTHER, "OutOfMemory", a->err);
+    }
+    return rc;
+}
+
+/* Ends the call ais_begin started, after it completed: on failure sets
+ * a->err and the sample's error fields; returns the status. */
+static vc_status_t ais_end(va_ais_t *a)
+{
+    const char *what = a->what;
+    vc_sample_t *s = a->cur_s;
+    int fill = a->cur_fill;
     va_http_resp_t *r = &a->resp;
-    vc_status_t rc = va_http_do(a->http, &req, r);
-    if (s && fill)
+    vc_status_t rc = va_http_result(a->http);    if (s && fill)
         va_http_fill_sample(r, s);
     if (rc) {
         if (rc == VC_ERR_PROTO)
@@ -303,7 +331,24 @@ static vc_status_t ais_do(va_ais_t *a, const call_t *c, const char *what, vc_sam
         sample_error(s, VC_EC_PROTOCOL, "UnexpectedStatus", a->err);
         return VC_ERR_PROTO;
     }
+    if (a->cur_out && fflush(a->cur_out) != 0) {
+        set_err(a, "%s: writing the local file failed", what);
+        sample_error(s, VC_EC_OTHER, "LocalWrite", a->err);
+        return VC_ERR_IO;
+    }
     return VC_OK;
+}
+
+/* Performs the call on this thread; on failure sets a->err, the sample's
+ * error fields and returns the status. */
+static vc_status_t ais_do(va_ais_t *a, const call_t *c, const char *what, vc_sample_t *s,
+                          int fill)
+{
+    vc_status_t rc = ais_begin(a, c, what, s, fill);
+    if (rc)
+        return rc;
+    va_http_perform(a->http);
+    return ais_end(a);
 }
 
 /* The reply failed to decode: a protocol error with what was wrong. */
@@ -803,8 +848,9 @@ vc_status_t va_ais_nbi_destroy(va_ais_t *self, const va_ais_bck_t *bck, const ch
 
 /* ---- objects ---------------------------------------------------------- */
 
-static vc_status_t obj_call(va_ais_t *self, const char *op, const char *verb,
-                            const va_ais_bck_t *bck, const char *key, call_t *c, vc_sample_t *s)
+/* Starts an object call (see ais_begin). */
+static vc_status_t obj_begin(va_ais_t *self, const char *op, const char *verb,
+                             const va_ais_bck_t *bck, const char *key, call_t *c, vc_sample_t *s)
 {
     char path[3 * VA_AIS_OBJNAME_MAX + VA_AIS_BCK_NAME_MAX + 32];
     char query[VA_AIS_NS_MAX * 3 + 80];
@@ -825,7 +871,17 @@ static vc_status_t obj_call(va_ais_t *self, const char *op, const char *verb,
     c->path = path;
     c->query = query;
     c->follow = 1;
-    return ais_do(self, c, what, s, 1);
+    return ais_begin(self, c, what, s, 1);
+}
+
+static vc_status_t obj_call(va_ais_t *self, const char *op, const char *verb,
+                            const va_ais_bck_t *bck, const char *key, call_t *c, vc_sample_t *s)
+{
+    vc_status_t rc = obj_begin(self, op, verb, bck, key, c, s);
+    if (rc)
+        return rc;
+    va_http_perform(self->http);
+    return ais_end(self);
 }
 
 vc_status_t va_ais_put(va_ais_t *self, const va_ais_bck_t *bck, const char *key,
@@ -854,14 +910,14 @@ vc_status_t va_ais_get(va_ais_t *self, const va_ais_bck_t *bck, const char *key,
                        int64_t *nbytes, vc_sample_t *s)
 {
     call_t c = {.method = "GET", .sink = to ? VA_SINK_FILE : VA_SINK_DISCARD, .sink_file = to};
-    vc_status_t rc = obj_call(self, "get", "GET", bck, key, &c, s);
+    vc_status_t rc = obj_begin(self, "get", "GET", bck, key, &c, s);
+    if (rc == VC_OK) {
+        self->cur_out = to;
+        va_http_perform(self->http);
+        rc = ais_end(self);
+    }
     if (nbytes)
         *nbytes = rc ? -1 : self->resp.bytes_recv;
-    if (!rc && to && fflush(to) != 0) {
-        set_err(self, "GET %s: writing the local file failed", key);
-        sample_error(s, VC_EC_OTHER, "LocalWrite", self->err);
-        return VC_ERR_IO;
-    }
     return rc;
 }
 
@@ -885,6 +941,55 @@ vc_status_t va_ais_delete(va_ais_t *self, const va_ais_bck_t *bck, const char *k
     call_t c = {.method = "DELETE", .sink = VA_SINK_MEMORY};
     return obj_call(self, "delete", "DELETE", bck, key, &c, s);
 }
+
+vc_status_t va_ais_begin(va_ais_t *self, const va_ais_bck_t *bck, const va_ais_obj_t *o,
+                         vc_sample_t *s)
+{
+    static const char empty[1];
+    call_t c = {.sink = VA_SINK_MEMORY};
+    const char *op;
+    switch (o->op) {
+    case VA_AIS_PUT:
+        op = "put";
+        c.method = "PUT";
+        if (o->file) {
+            if (fseeko(o->file, 0, SEEK_SET) != 0) {
+                sample_begin(s, "put");
+                set_err(self, "PUT %s: the file to upload cannot be rewound", o->key);
+                sample_error(s, VC_EC_OTHER, "FileNotSeekable", self->err);
+                return VC_ERR_IO;
+            }
+            c.file = o->file;
+            c.flen = o->file_len;
+        } else {
+            c.data = o->data ? o->data : empty;
+            c.len = o->data ? o->len : 0;
+        }
+        break;
+    case VA_AIS_GET:
+        op = "get";
+        c.method = "GET";
+        c.sink = o->out ? VA_SINK_FILE : VA_SINK_DISCARD;
+        c.sink_file = o->out;
+        break;
+    case VA_AIS_HEAD:
+        op = "head";
+        c.method = "HEAD";
+        break;
+    case VA_AIS_DELETE:
+    default:
+        op = "delete";
+        c.method = "DELETE";
+        break;
+    }
+    vc_status_t rc = obj_begin(self, op, c.method, bck, o->key, &c, s);
+    if (rc == VC_OK && o->op == VA_AIS_GET)
+        self->cur_out = o->out;
+    return rc;
+}
+
+vc_status_t va_ais_end(va_ais_t *self) { return ais_end(self); }
+va_http_t *va_ais_http(va_ais_t *self) { return self->http; }
 
 /* ---- names ------------------------------------------------------------ */
 

@@ -139,6 +139,29 @@ vc_status_t va_ais_nbi_destroy(va_ais_t *self, const va_ais_bck_t *bck, const ch
 
 /* ---- objects (redirects followed; the body is re-sent after a 307) ---- */
 
+/* Object operations driven by a va_http_loop (as va_s3_begin): begin
+ * starts the request on va_ais_http(self) without sending it; when the loop
+ * hands the connection back, va_ais_end fills the sample and returns what the
+ * blocking call would have. The key, data, files and the sample must stay
+ * valid until then. A begin that fails has completed the sample already. */
+typedef enum { VA_AIS_PUT = 0, VA_AIS_GET, VA_AIS_HEAD, VA_AIS_DELETE } va_ais_op_t;
+
+typedef struct {
+    va_ais_op_t op;
+    const char *key;
+    const void *data; /* PUT from memory ... */
+    size_t len;
+    FILE *file;       /* ... or from this file (rewound first) */
+    int64_t file_len;
+    FILE *out;        /* GET: the destination; NULL discards */
+} va_ais_obj_t;
+
+vc_status_t va_ais_begin(va_ais_t *self, const va_ais_bck_t *bck, const va_ais_obj_t *o,
+                         vc_sample_t *s);
+vc_status_t va_ais_end(va_ais_t *self);
+struct va_http_t;
+struct va_http_t *va_ais_http(va_ais_t *self);
+
 vc_status_t va_ais_put(va_ais_t *self, const va_ais_bck_t *bck, const char *key,
                        const void *data, size_t len, vc_sample_t *s); /* op "put" */
 /* f is read from its start (rewound on redirect); len bytes. */

@@ -14,6 +14,7 @@ struct va_target_t {
     va_ais_bck_t bck;
     char bucket[VC_NAME_MAX * 2];
     char err[512];
+    FILE *own_file; /* an AIS upload's file, open while its request is in flight */
 };
 
 static va_target_t *new_s3(va_target_t *self, const vc_target_t *t, long timeout_ms, char *err,
@@ -104,6 +105,8 @@ void va_target_destroy(va_target_t **self_p)
     if (!self_p || !*self_p)
         return;
     va_target_t *self = *self_p;
+    if (self->own_file)
+        fclose(self->own_file);
     va_s3_destroy(&self->s3);
     va_ais_destroy(&self->ais);
     free(self);
@@ -136,12 +139,22 @@ vc_status_t va_target_put(va_target_t *self, const char *key, const void *data, 
                      : va_s3_put(self->s3, self->bucket, key, data, len, s);
 }
 
-vc_status_t va_target_put_file(va_target_t *self, const char *key, const char *path,
-                               vc_sample_t *s)
+/* A failure before any request: self->err says what; the sample too. */
+static void local_failure(va_target_t *self, vc_sample_t *s, const char *op, const char *code)
 {
-    self->err[0] = '\0';
-    if (!self->ais)
-        return va_s3_put_file(self->s3, self->bucket, key, path, s);
+    if (!s)
+        return;
+    VC_SAMPLE_SET(s, op, op);
+    s->start_wall_ns = vc_wall_now();
+    s->err_class = VC_EC_OTHER;
+    VC_SAMPLE_SET(s, err_code, code);
+    VC_SAMPLE_SET(s, err_msg, self->err);
+}
+
+/* Opens the file an AIS PUT uploads; NULL (sample failed) when it cannot. */
+static FILE *open_upload(va_target_t *self, const char *key, const char *path, int64_t *len,
+                         vc_sample_t *s)
+{
     FILE *f = fopen(path, "rb");
     struct stat st;
     if (!f || fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -149,16 +162,24 @@ vc_status_t va_target_put_file(va_target_t *self, const char *key, const char *p
                  "PUT %s: cannot read the file to upload '%s': check upload_file", key, path);
         if (f)
             fclose(f);
-        if (s) {
-            VC_SAMPLE_SET(s, op, "put");
-            s->start_wall_ns = vc_wall_now();
-            s->err_class = VC_EC_OTHER;
-            VC_SAMPLE_SET(s, err_code, "LocalFile");
-            VC_SAMPLE_SET(s, err_msg, self->err);
-        }
-        return VC_ERR_IO;
+        local_failure(self, s, "put", "LocalFile");
+        return NULL;
     }
-    vc_status_t rc = va_ais_put_file(self->ais, &self->bck, key, f, (int64_t)st.st_size, s);
+    *len = (int64_t)st.st_size;
+    return f;
+}
+
+vc_status_t va_target_put_file(va_target_t *self, const char *key, const char *path,
+                               vc_sample_t *s)
+{
+    self->err[0] = '\0';
+    if (!self->ais)
+        return va_s3_put_file(self->s3, self->bucket, key, path, s);
+    int64_t len = 0;
+    FILE *f = open_upload(self, key, path, &len, s);
+    if (!f)
+        return VC_ERR_IO;
+    vc_status_t rc = va_ais_put_file(self->ais, &self->bck, key, f, len, s);
     fclose(f);
     return rc;
 }
@@ -182,6 +203,56 @@ vc_status_t va_target_delete(va_target_t *self, const char *key, vc_sample_t *s)
     self->err[0] = '\0';
     return self->ais ? va_ais_delete(self->ais, &self->bck, key, s)
                      : va_s3_delete(self->s3, self->bucket, key, s);
+}
+
+/* ---- operations driven by a loop ---- */
+
+vc_status_t va_target_begin(va_target_t *self, const va_target_obj_t *o, vc_sample_t *s)
+{
+    self->err[0] = '\0';
+    if ((unsigned)o->op >= VC_OP_COUNT) {
+        snprintf(self->err, sizeof self->err, "%s: unknown operation %d", o->key, (int)o->op);
+        local_failure(self, s, "unknown", "InvalidArgument");
+        return VC_ERR_ARG;
+    }
+    if (!self->ais) {
+        static const va_s3_op_t s3op[] = {[VC_OP_PUT] = VA_S3_PUT, [VC_OP_GET] = VA_S3_GET,
+                                         [VC_OP_HEAD] = VA_S3_HEAD, [VC_OP_DELETE] = VA_S3_DELETE};
+        va_s3_obj_t so = {.op = s3op[o->op], .bucket = self->bucket, .key = o->key,
+                          .data = o->data, .len = o->len, .path = o->path, .out = o->out};
+        return va_s3_begin(self->s3, &so, s);
+    }
+    static const va_ais_op_t aisop[] = {[VC_OP_PUT] = VA_AIS_PUT, [VC_OP_GET] = VA_AIS_GET,
+                                        [VC_OP_HEAD] = VA_AIS_HEAD,
+                                        [VC_OP_DELETE] = VA_AIS_DELETE};
+    va_ais_obj_t ao = {.op = aisop[o->op], .key = o->key, .data = o->data, .len = o->len,
+                       .out = o->out};
+    if (o->op == VC_OP_PUT && o->path &&
+        !(ao.file = self->own_file = open_upload(self, o->key, o->path, &ao.file_len, s)))
+        return VC_ERR_IO;
+    vc_status_t rc = va_ais_begin(self->ais, &self->bck, &ao, s);
+    if (rc != VC_OK && self->own_file) {
+        fclose(self->own_file);
+        self->own_file = NULL;
+    }
+    return rc;
+}
+
+vc_status_t va_target_end(va_target_t *self)
+{
+    if (!self->ais)
+        return va_s3_end(self->s3);
+    vc_status_t rc = va_ais_end(self->ais);
+    if (self->own_file) {
+        fclose(self->own_file);
+        self->own_file = NULL;
+    }
+    return rc;
+}
+
+struct va_http_t *va_target_http(va_target_t *self)
+{
+    return self->ais ? va_ais_http(self->ais) : va_s3_http(self->s3);
 }
 
 /* ---- listings ---- */

@@ -57,6 +57,25 @@ vc_status_t va_target_get(va_target_t *self, const char *key, FILE *out, vc_samp
 vc_status_t va_target_head(va_target_t *self, const char *key, vc_sample_t *s);
 vc_status_t va_target_delete(va_target_t *self, const char *key, vc_sample_t *s);
 
+/* Object operations driven by a va_http_loop, the same for S3 and AIS
+ * targets (see va_s3_begin): begin signs and prepares op on key without
+ * sending it, on the connection va_target_http(self); when the loop hands
+ * the connection back, va_target_end fills the sample and returns what the
+ * blocking call would have. key, data, out and the sample must stay valid
+ * until then. A begin that fails has completed the sample with the error. */
+typedef struct {
+    vc_op_t op;       /* VC_OP_PUT, VC_OP_GET, VC_OP_HEAD or VC_OP_DELETE */
+    const char *key;
+    const void *data; /* PUT from memory ... */
+    size_t len;
+    const char *path; /* ... or from this file */
+    FILE *out;        /* GET: the destination; NULL counts and discards */
+} va_target_obj_t;
+
+vc_status_t va_target_begin(va_target_t *self, const va_target_obj_t *o, vc_sample_t *s);
+vc_status_t va_target_end(va_target_t *self);
+struct va_http_t *va_target_http(va_target_t *self);
+
 /* Receives each listed key; non-zero stops the listing (VC_ERR_CANCELLED). */
 typedef int (*va_target_key_fn)(void *ud, const char *key);
 

@@ -48,7 +48,7 @@ typedef struct {
     int index;
     va_target_t *client;
     char tmp[4096];      /* download file */
-    /* the operation in flight (S3 targets, driven by a va_http_loop) */
+    /* the operation in flight */
     int iter;            /* iteration (run number), -1 none */
     int k;               /* its operation index in o->ops */
     char key[KEY_LEN];
@@ -57,75 +57,12 @@ typedef struct {
     int busy;            /* a request is in flight */
 } worker_t;
 
-static void one(worker_t *w, vc_op_t op, int i)
-{
-    ops_t *o = w->o;
-    char key[KEY_LEN];
-    vc_sample_t s;
-    vc_sample_init(&s);
-    VC_SAMPLE_SET(&s, label, o->label);
-    s.scale = o->size;
-    s.run = i;
-    s.worker = w->index;
-    va_wl_ops_key(key, sizeof key, o->job->key_prefix, o->env->agent_name, i); /* checked */
-    switch (op) {
-    case VC_OP_PUT:
-        if (o->data)
-            va_target_put(w->client, key, o->data, (size_t)o->size, &s);
-        else
-            va_target_put_file(w->client, key, o->job->upload_file, &s);
-        break;
-    case VC_OP_GET: {
-        FILE *f = fopen(w->tmp, "wb");
-        if (!f) {
-            char msg[VC_ERRMSG_MAX];
-            snprintf(msg, sizeof msg, "cannot create the download file %s: %s", w->tmp,
-                     strerror(errno));
-            VC_SAMPLE_SET(&s, op, "get");
-            s.start_wall_ns = vc_wall_now();
-            s.err_class = VC_EC_OTHER;
-            VC_SAMPLE_SET(&s, err_code, "LocalFile");
-            VC_SAMPLE_SET(&s, err_msg, msg);
-            break;
-        }
-        va_target_get(w->client, key, f, &s);
-        if (fclose(f) != 0 && s.err_class == VC_EC_NONE) {
-            s.err_class = VC_EC_OTHER;
-            VC_SAMPLE_SET(&s, err_code, "LocalFile");
-            VC_SAMPLE_SET(&s, err_msg, "writing the download file failed (disk full?)");
-        }
-        unlink(w->tmp);
-        break;
-    }
-    case VC_OP_HEAD:
-        va_target_head(w->client, key, &s);
-        break;
-    case VC_OP_DELETE:
-    default:
-        va_target_delete(w->client, key, &s);
-        break;
-    }
-    if (s.err_class != VC_EC_NONE)
-        vc_debug(COMP, "%s %s: %s", vc_op_name(op), key, va_target_error(w->client));
-    va_wl_emit(o->wl, &s, 0);
-}
-
-static void *work(void *arg)
-{
-    worker_t *w = arg;
-    ops_t *o = w->o;
-    for (int i; !va_wl_cancelled(o->wl) && (i = atomic_fetch_add(&o->next, 1)) <
-                                                o->job->iterations;)
-        for (int k = 0; k < o->nops && !va_wl_cancelled(o->wl); k++)
-            one(w, o->ops[k], o->job->run_first + i);
-    return NULL;
-}
-
-/* ---- S3 targets: one thread drives many workers ----
- * Each worker still has its own connection and goes through its iterations'
- * operations in order, but the requests of all the workers a thread owns are
- * in flight together in one va_http_loop: no thread switch per request, so
- * the agent's own cost per request stays at the HTTP library's. */
+/* ---- the workers' requests, driven by loop threads ----
+ * Each worker has its own client (connection) and goes through its
+ * iterations' operations in order, one request at a time; the requests of
+ * all the workers a thread owns are in flight together in one va_http_loop:
+ * no thread switch per request, so the agent's own cost per request stays
+ * at the HTTP library's. */
 
 /* A local failure before a request could start: the sample says what. */
 static void local_error(worker_t *w, vc_op_t op, const char *code, const char *msg)
@@ -159,7 +96,6 @@ static void ev_finish(worker_t *w, vc_op_t op)
 static int ev_start(worker_t *w, va_http_loop_t *loop)
 {
     ops_t *o = w->o;
-    va_s3_t *s3 = va_target_s3(w->client);
     for (;;) {
         if (va_wl_cancelled(o->wl))
             return 0;
@@ -180,16 +116,12 @@ static int ev_start(worker_t *w, va_http_loop_t *loop)
         w->s.worker = w->index;
         va_wl_ops_key(w->key, sizeof w->key, o->job->key_prefix, o->env->agent_name,
                       w->iter); /* checked */
-        va_s3_obj_t req = {.bucket = va_target_bucket(w->client), .key = w->key};
-        switch (op) {
-        case VC_OP_PUT:
-            req.op = VA_S3_PUT;
+        va_target_obj_t req = {.op = op, .key = w->key};
+        if (op == VC_OP_PUT) {
             req.data = o->data;
             req.len = o->data ? (size_t)o->size : 0;
             req.path = o->data ? NULL : o->job->upload_file;
-            break;
-        case VC_OP_GET:
-            req.op = VA_S3_GET;
+        } else if (op == VC_OP_GET) {
             if (!(w->f = fopen(w->tmp, "wb"))) {
                 char msg[VC_ERRMSG_MAX];
                 snprintf(msg, sizeof msg, "cannot create the download file %s: %s", w->tmp,
@@ -199,22 +131,14 @@ static int ev_start(worker_t *w, va_http_loop_t *loop)
                 continue;
             }
             req.out = w->f;
-            break;
-        case VC_OP_HEAD:
-            req.op = VA_S3_HEAD;
-            break;
-        case VC_OP_DELETE:
-        default:
-            req.op = VA_S3_DELETE;
-            break;
         }
-        if (va_s3_begin(s3, &req, &w->s) != VC_OK) {
+        if (va_target_begin(w->client, &req, &w->s) != VC_OK) {
             ev_finish(w, op); /* the sample says why */
             continue;
         }
-        if (va_http_loop_add(loop, va_s3_http(s3)) != VC_OK) {
+        if (va_http_loop_add(loop, va_target_http(w->client)) != VC_OK) {
             local_error(w, op, "OutOfMemory", "cannot start the request (out of memory)");
-            va_s3_end(s3); /* never sent: releases what begin opened */
+            va_target_end(w->client); /* never sent: releases what begin opened */
             ev_finish(w, op);
             continue;
         }
@@ -245,7 +169,7 @@ static void *ev_work(void *arg)
         worker_t *w = &p->ws[i];
         w->iter = -1;
         w->k = 0;
-        va_http_set_owner(va_s3_http(va_target_s3(w->client)), w);
+        va_http_set_owner(va_target_http(w->client), w);
         ev_start(w, loop);
     }
     while (va_http_loop_active(loop) > 0) {
@@ -255,7 +179,7 @@ static void *ev_work(void *arg)
         for (int i = 0; i < n; i++) {
             worker_t *w = va_http_owner(done[i]);
             w->busy = 0;
-            va_s3_end(va_target_s3(w->client));
+            va_target_end(w->client);
             ev_finish(w, o->ops[w->k]);
             ev_start(w, loop);
         }
@@ -269,7 +193,7 @@ static void *ev_work(void *arg)
                 continue;
             w->busy = 0;
             vc_op_t op = o->ops[w->k];
-            va_s3_end(va_target_s3(w->client)); /* releases what begin opened */
+            va_target_end(w->client); /* releases what begin opened */
             local_error(w, op, "Internal", "the request loop failed; request abandoned");
             ev_finish(w, op);
         }
@@ -378,10 +302,9 @@ vc_status_t va_wl_ops(const vc_job_t *job, const va_workload_env_t *env, char *e
     ops_t o = {.job = job, .env = env, .size = job->object_size};
     int nw = job->workers < job->iterations ? job->workers : job->iterations;
     worker_t *ws = calloc((size_t)nw, sizeof *ws);
-    pthread_t *th = calloc((size_t)nw, sizeof *th);
     char *zeros = NULL;
     va_target_opts_t to = {.timeout_ms = job->timeout_ms};
-    if (!ws || !th) {
+    if (!ws) {
         rc = VC_ERR_NOMEM;
         snprintf(err, errlen, "ops: out of memory");
         goto done;
@@ -440,22 +363,7 @@ vc_status_t va_wl_ops(const vc_job_t *job, const va_workload_env_t *env, char *e
         o.ops = job->interleave ? job->ops : &job->ops[b];
         o.nops = job->interleave ? job->nops : 1;
         atomic_store(&o.next, 0);
-        if (va_target_s3(ws[0].client)) {
-            ev_block(ws, nw); /* S3: the workers' requests driven by loop threads */
-            continue;
-        }
-        if (nw == 1) {
-            work(&ws[0]); /* the usual case: s3bench's single thread, no thread hop */
-            continue;
-        }
-        int started = 0;
-        for (; started < nw; started++)
-            if (pthread_create(&th[started], NULL, work, &ws[started]) != 0)
-                break;
-        if (!started)
-            work(&ws[0]);
-        for (int i = 0; i < started; i++)
-            pthread_join(th[i], NULL);
+        ev_block(ws, nw);
     }
     va_wl_progress(o.wl, 1);
     if (va_wl_cancelled(o.wl)) {
@@ -467,7 +375,6 @@ done:
         va_target_destroy(&ws[i].client);
     va_wl_destroy(&o.wl);
     free(ws);
-    free(th);
     free(zeros);
     return rc;
 }

@@ -13,12 +13,16 @@
  * operations in job->ops order before the next iteration (run-major); the
  * order is never rotated, since an object must be put before it is read.
  * job->workers > 1 shares each block's iterations among that many workers
- * (s3bench itself is one thread); each worker keeps its connection across
- * blocks.
+ * (s3bench itself is one); each worker keeps its connection across blocks
+ * and does one request at a time. The workers' requests are driven by event
+ * loops (va_http_loop), one thread per usable CPU (at most one per worker),
+ * for S3 and AIS targets alike.
  * Samples: op "put" "get" "head" "delete", label = <key_prefix><agent>/,
  * scale = object size in bytes, run = iteration index, worker, with the phases,
- * bytes sent/received, HTTP status, errors and the thread's user/system CPU
- * (s3bench's user/system columns; real = duration_ns). */
+ * bytes sent/received, HTTP status, errors and user/system CPU per request
+ * (s3bench's user/system columns, here the loop thread's CPU over about a
+ * millisecond shared among the requests completed in it; real =
+ * duration_ns, libcurl's total time of the transfer). */
 #ifndef VA_WL_OPS_H
 #define VA_WL_OPS_H
 

@@ -536,6 +536,55 @@ static void ops_through_ais_with_file_upload(void **state)
     sink_free(&k);
 }
 
+
+/* Through AIS with four workers in the loop: gets of objects that are not
+ * there are one 404 sample each (class client, AIS's error code), and the
+ * puts, heads and deletes around them all succeed. */
+static void ops_through_ais_errors_per_request(void **state)
+{
+    (void)state;
+    char err[512];
+    enum { N = 12 };
+    vc_job_t job;
+    vc_job_init(&job, VC_WL_OPS);
+    ais_target(&job.target, g_ep);
+    snprintf(job.key_prefix, sizeof job.key_prefix, "%sops-ais-miss/", g_run);
+    job.iterations = N;
+    job.workers = 4;
+    job.object_size = 100;
+    job.nops = 4; /* delete first: every get then misses */
+    job.ops[0] = VC_OP_PUT;
+    job.ops[1] = VC_OP_DELETE;
+    job.ops[2] = VC_OP_GET;
+    job.ops[3] = VC_OP_HEAD;
+    sink_t k;
+    sink_init(&k);
+    assert_int_equal(run(&job, &k, NULL, err, sizeof err), VC_OK);
+    assert_int_equal(k.n, 4 * N);
+    int runs[4][N] = {{0}};
+    for (size_t i = 0; i < k.n; i++) {
+        const vc_sample_t *x = &k.v[i];
+        int o = strcmp(x->op, "put") == 0      ? 0
+                : strcmp(x->op, "delete") == 0 ? 1
+                : strcmp(x->op, "get") == 0    ? 2
+                                               : 3;
+        assert_true(x->run >= 0 && x->run < N);
+        runs[o][x->run]++;
+        if (o < 2) {
+            assert_int_equal(x->err_class, VC_EC_NONE);
+        } else {
+            /* the object is gone: 404 from AIS, an error of that request only */
+            assert_int_equal(x->http_status, 404);
+            assert_int_equal(x->err_class, VC_EC_CLIENT);
+            assert_true(x->err_code[0] != '\0');
+        }
+    }
+    for (int o = 0; o < 4; o++)
+        for (int r = 0; r < N; r++)
+            assert_int_equal(runs[o][r], 1);
+    sink_free(&k);
+}
+
 /* ---- probe and calibrate ---- */
 
 static void probe_counts_404_as_success(void **state)
@@ -935,6 +984,7 @@ int main(void)
         cmocka_unit_test(ops_s3bench_order_and_bytes),
         cmocka_unit_test(ops_interleaved_from_run_first),
         cmocka_unit_test(ops_through_ais_with_file_upload),
+        cmocka_unit_test(ops_through_ais_errors_per_request),
         cmocka_unit_test(probe_counts_404_as_success),
         cmocka_unit_test(calibrate_measures_the_floor),
         cmocka_unit_test(listscale_all_paths),
