@@ -172,10 +172,13 @@ static void *ev_work(void *arg)
         va_http_set_owner(va_target_http(w->client), w);
         ev_start(w, loop);
     }
-    while (va_http_loop_active(loop) > 0) {
+    int failed = 0;
+    while (va_http_loop_active(loop) > 0 && !va_wl_cancelled(o->wl)) {
         int n = va_http_loop_run(loop, 200, done, p->count);
-        if (n < 0)
-            break; /* logged; the requests in flight are abandoned below */
+        if (n < 0) {
+            failed = 1; /* logged; the requests in flight are abandoned below */
+            break;
+        }
         for (int i = 0; i < n; i++) {
             worker_t *w = va_http_owner(done[i]);
             w->busy = 0;
@@ -185,7 +188,10 @@ static void *ev_work(void *arg)
         }
     }
     if (va_http_loop_active(loop) > 0) {
-        /* only after a loop failure: what is still in flight never completes */
+        /* Cancelled, or the loop failed: what is still in flight never
+         * completes. A cancelled request measured nothing and is dropped (a
+         * cancel does not wait for a stalled server's timeout); after a
+         * failure each becomes an error sample. */
         va_http_loop_destroy(&loop);
         for (int i = p->first; i < p->first + p->count; i++) {
             worker_t *w = &p->ws[i];
@@ -194,8 +200,17 @@ static void *ev_work(void *arg)
             w->busy = 0;
             vc_op_t op = o->ops[w->k];
             va_target_end(w->client); /* releases what begin opened */
-            local_error(w, op, "Internal", "the request loop failed; request abandoned");
-            ev_finish(w, op);
+            if (failed) {
+                local_error(w, op, "Internal", "the request loop failed; request abandoned");
+                ev_finish(w, op);
+                continue;
+            }
+            if (w->f) {
+                fclose(w->f);
+                w->f = NULL;
+                unlink(w->tmp);
+            }
+            vc_sample_clear(&w->s);
         }
     }
     va_http_loop_destroy(&loop);

@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -364,6 +365,8 @@ typedef struct {
     pthread_mutex_t mu;
     vc_sample_t *v;
     size_t n, cap;
+    size_t cancel_at; /* > 0: set cancel once this many samples arrived */
+    atomic_int cancel;
 } sink_t;
 
 static void on_emit(void *arg, const vc_sample_t *s)
@@ -380,6 +383,8 @@ static void on_emit(void *arg, const vc_sample_t *s)
     if (vc_sample_copy(&k->v[k->n], s) != VC_OK)
         abort();
     k->n++;
+    if (k->cancel_at && k->n >= k->cancel_at)
+        atomic_store(&k->cancel, 1);
     pthread_mutex_unlock(&k->mu);
 }
 
@@ -391,17 +396,21 @@ static void sink_free(sink_t *k)
     pthread_mutex_destroy(&k->mu);
 }
 
-static vc_status_t run_job(const vc_job_t *job, sink_t *k)
+static vc_status_t run_job_cancel_at(const vc_job_t *job, sink_t *k, size_t cancel_at)
 {
     memset(k, 0, sizeof *k);
     pthread_mutex_init(&k->mu, NULL);
-    va_workload_env_t env = {.agent_name = "faults", .site = "test", .emit = on_emit, .arg = k};
+    k->cancel_at = cancel_at;
+    va_workload_env_t env = {.agent_name = "faults", .site = "test", .emit = on_emit, .arg = k,
+                             .cancel = &k->cancel};
     char err[512] = "";
     vc_status_t rc = va_workload_run(job, &env, err, sizeof err);
     if (rc != VC_OK)
         fprintf(stderr, "job %s: %s\n", vc_workload_name(job->kind), err);
     return rc;
 }
+
+static vc_status_t run_job(const vc_job_t *job, sink_t *k) { return run_job_cancel_at(job, k, 0); }
 
 static void proxy_target(vc_target_t *t, const char *endpoint)
 {
@@ -568,6 +577,39 @@ static void ops_workers_in_one_loop_count_faults_once(void **state)
     sink_free(&k);
 }
 
+/* A cancel while a GET stalls (the server never answers it, the timeout is
+ * 20 s) stops the job at once: the request in flight is dropped, not waited
+ * for and not recorded; what was measured before it stays. Two workers: of
+ * their first two GETs (of objects that are not there) one stalls, the other
+ * is a quick 404, whose sample cancels the job. */
+static void ops_cancel_does_not_wait_for_stalled_requests(void **state)
+{
+    (void)state;
+    proxy_t *p = &g_proxy;
+    proxy_start(p, "stall method=GET path=/s3bench-[0-9]+$ every=2 stall=60", NULL);
+    vc_job_t job;
+    vc_job_init(&job, VC_WL_OPS);
+    proxy_target(&job.target, p->endpoint);
+    snprintf(job.key_prefix, sizeof job.key_prefix, "%sopsc/", prefix);
+    job.iterations = 8;
+    job.workers = 2;
+    job.timeout_ms = 20000;
+    job.nops = 1;
+    job.ops[0] = VC_OP_GET;
+    sink_t k;
+    vc_mono_ns_t t0 = vc_mono_now();
+    assert_int_equal(run_job_cancel_at(&job, &k, 1), VC_ERR_CANCELLED);
+    int64_t ms = (vc_mono_now() - t0) / VC_NS_PER_MS;
+    proxy_stop(p);
+    if (ms > 5000)
+        fail_msg("cancel took %lld ms: it waited for the stalled request", (long long)ms);
+    assert_int_equal(k.n, 1);
+    assert_string_equal(k.v[0].op, "get");
+    assert_int_equal(k.v[0].http_status, 404);
+    assert_int_equal(k.v[0].err_class, VC_EC_CLIENT);
+    sink_free(&k);
+}
+
 /* list-scale, S3 direct, pages of 2 keys over NKEYS: the 2nd list request
  * (page 2 of the first listing) fails. That listing is one failed sample
  * with what it saw, the point's remaining runs are skipped, and the next
@@ -709,6 +751,7 @@ int main(void)
         cmocka_unit_test_teardown(ops_stall_times_out_at_job_timeout, stop_proxy),
         cmocka_unit_test_teardown(ops_reset_is_connection_and_counted, stop_proxy),
         cmocka_unit_test_teardown(ops_workers_in_one_loop_count_faults_once, stop_proxy),
+        cmocka_unit_test_teardown(ops_cancel_does_not_wait_for_stalled_requests, stop_proxy),
         cmocka_unit_test_teardown(listscale_page_fault_is_one_failed_listing, stop_proxy),
         cmocka_unit_test_teardown(ais_list_429_is_throttled, stop_proxy),
         cmocka_unit_test_teardown(ais_list_500_is_server, stop_proxy),
