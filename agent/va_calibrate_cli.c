@@ -13,8 +13,9 @@
 typedef struct {
     pthread_mutex_t mu;
     int64_t getres, now_cost, now_step, cpu_cost;
-    int64_t *signed_ns, *bare_ns;
-    size_t nsigned, nbare;
+    int64_t *signed_ns, *bare_ns, *loop_ns;
+    size_t nsigned, nbare, nloop;
+    int64_t loop_cpu_us;  /* summed over the loop requests */
     int64_t errors;
 } collect_t;
 
@@ -38,6 +39,11 @@ static void on_sample(void *arg, const vc_sample_t *s)
             c->signed_ns[c->nsigned++] = s->duration_ns;
         else if (strcmp(s->label, "http-get") == 0 && c->nbare < MAX_REQ)
             c->bare_ns[c->nbare++] = s->duration_ns;
+        else if (strcmp(s->label, "s3-get-loop") == 0 && c->nloop < MAX_REQ) {
+            c->loop_ns[c->nloop++] = s->duration_ns;
+            c->loop_cpu_us += (s->cpu_user_us > 0 ? s->cpu_user_us : 0) +
+                              (s->cpu_sys_us > 0 ? s->cpu_sys_us : 0);
+        }
     }
     pthread_mutex_unlock(&c->mu);
 }
@@ -60,8 +66,9 @@ int va_calibrate_print(int64_t count, FILE *out)
     pthread_mutex_init(&c.mu, NULL);
     c.signed_ns = calloc(MAX_REQ, sizeof *c.signed_ns);
     c.bare_ns = calloc(MAX_REQ, sizeof *c.bare_ns);
+    c.loop_ns = calloc(MAX_REQ, sizeof *c.loop_ns);
     int rc = 1;
-    if (!c.signed_ns || !c.bare_ns) {
+    if (!c.signed_ns || !c.bare_ns || !c.loop_ns) {
         fprintf(stderr, "vantage agent --calibrate: out of memory\n");
         goto done;
     }
@@ -86,6 +93,11 @@ int va_calibrate_print(int64_t count, FILE *out)
     fprintf(out, "one request to an in-process null HTTP server on 127.0.0.1 (keep-alive)\n");
     print_requests(out, "signed S3 HEAD (SigV4 + record)", c.signed_ns, c.nsigned);
     print_requests(out, "bare HTTP GET (no signing)", c.bare_ns, c.nbare);
+    fprintf(out, "\nsigned S3 GETs, 8 connections driven by one thread (as ops runs requests)\n");
+    print_requests(out, "signed S3 GET, 8 at once", c.loop_ns, c.nloop);
+    if (c.nloop)
+        fprintf(out, "  %-34s %.1f us\n", "agent CPU per request",
+                (double)c.loop_cpu_us / (double)c.nloop);
     if (c.errors)
         fprintf(out, "  %lld calibration requests failed\n", (long long)c.errors);
     fprintf(out, "\nLatencies below the signed-HEAD p50 are this host's own cost, not the "
@@ -95,6 +107,7 @@ int va_calibrate_print(int64_t count, FILE *out)
 done:
     free(c.signed_ns);
     free(c.bare_ns);
+    free(c.loop_ns);
     pthread_mutex_destroy(&c.mu);
     return rc;
 }

@@ -15,6 +15,7 @@
 #define CPU_CALLS 100000
 #define DEFAULT_REQUESTS 1000
 #define MAX_REQUESTS 1000000
+#define LOOP_CONNS 8 /* connections one loop thread drives in the loop calibration */
 
 static void timer_sample(va_wl_t *wl, const char *label, int64_t ns, int64_t calls,
                          int64_t u0, int64_t s0)
@@ -68,6 +69,84 @@ static void calibrate_timer(va_wl_t *wl)
     timer_sample(wl, "cpu-cost", total / CPU_CALLS, CPU_CALLS, u0, s0);
 }
 
+typedef struct {
+    va_wl_t *wl;
+    va_http_loop_t *loop;
+    const va_s3_obj_t *o;
+    int64_t next, n;
+} loopcal_t;
+
+/* Starts the next request on connection c (client s3, record smp); a
+ * request that cannot start is emitted as failed and the next one tried. */
+static void loop_next(loopcal_t *l, va_s3_t *s3, vc_sample_t *smp, int c)
+{
+    while (l->next < l->n && !va_wl_cancelled(l->wl)) {
+        vc_sample_init(smp);
+        VC_SAMPLE_SET(smp, label, "s3-get-loop");
+        smp->run = (int32_t)l->next++;
+        smp->worker = c;
+        if (va_s3_begin(s3, l->o, smp) == VC_OK &&
+            va_http_loop_add(l->loop, va_s3_http(s3)) == VC_OK)
+            return;
+        VC_SAMPLE_SET(smp, op, "calibrate-request");
+        if (smp->err_class == VC_EC_NONE)
+            smp->err_class = VC_EC_OTHER;
+        va_wl_emit(l->wl, smp, 0);
+    }
+}
+
+/* n signed S3 GETs through one va_http_loop on LOOP_CONNS connections, as
+ * the ops workload runs them: each a calibrate-request "s3-get-loop" sample
+ * whose duration includes waiting for the thread while it serves the other
+ * connections, and whose CPU is the loop thread's per request. */
+static vc_status_t calibrate_loop(va_wl_t *wl, const va_s3_opts_t *so, int64_t n, char *err,
+                                  size_t errlen)
+{
+    va_s3_t *s3[LOOP_CONNS] = {0};
+    vc_sample_t smp[LOOP_CONNS];
+    int idx[LOOP_CONNS];
+    va_http_t *done[LOOP_CONNS];
+    char serr[256];
+    vc_status_t rc = VC_OK;
+    va_s3_obj_t o = {.op = VA_S3_GET, .bucket = "calibrate", .key = "null"};
+    loopcal_t l = {.wl = wl, .loop = va_http_loop_new(), .o = &o, .n = n};
+    if (!l.loop) {
+        snprintf(err, errlen, "calibrate: out of memory");
+        return VC_ERR_NOMEM;
+    }
+    for (int c = 0; c < LOOP_CONNS; c++) {
+        idx[c] = c;
+        if (!(s3[c] = va_s3_new(so, serr, sizeof serr))) {
+            rc = VC_ERR_NOMEM;
+            snprintf(err, errlen, "calibrate: cannot make the clients: %s", serr);
+            goto done;
+        }
+        va_http_set_owner(va_s3_http(s3[c]), &idx[c]);
+    }
+    for (int c = 0; c < LOOP_CONNS; c++)
+        loop_next(&l, s3[c], &smp[c], c);
+    while (va_http_loop_active(l.loop) > 0 && !va_wl_cancelled(wl)) {
+        int k = va_http_loop_run(l.loop, 200, done, LOOP_CONNS);
+        if (k < 0) {
+            rc = VC_ERR_INTERNAL;
+            snprintf(err, errlen, "calibrate: the request loop failed");
+            break;
+        }
+        for (int i = 0; i < k; i++) {
+            int c = *(int *)va_http_owner(done[i]);
+            va_s3_end(s3[c]);
+            VC_SAMPLE_SET(&smp[c], op, "calibrate-request");
+            va_wl_emit(wl, &smp[c], 0);
+            loop_next(&l, s3[c], &smp[c], c);
+        }
+    }
+done:
+    va_http_loop_destroy(&l.loop); /* after a cancel: drops what is in flight */
+    for (int c = 0; c < LOOP_CONNS; c++)
+        va_s3_destroy(&s3[c]);
+    return rc;
+}
+
 vc_status_t va_wl_calibrate(const vc_job_t *job, const va_workload_env_t *env, char *err,
                             size_t errlen)
 {
@@ -86,7 +165,7 @@ vc_status_t va_wl_calibrate(const vc_job_t *job, const va_workload_env_t *env, c
         snprintf(err, errlen, "calibrate: out of memory");
         return VC_ERR_NOMEM;
     }
-    va_wl_set_total(wl, 4 + 2 * n);
+    va_wl_set_total(wl, 4 + 3 * n);
     va_wl_progress(wl, 1);
     calibrate_timer(wl);
 
@@ -140,7 +219,9 @@ vc_status_t va_wl_calibrate(const vc_job_t *job, const va_workload_env_t *env, c
             VC_SAMPLE_SET(&s, err_msg, r.error);
         va_wl_emit(wl, &s, 0);
     }
-    if (va_wl_cancelled(wl)) {
+    if (!va_wl_cancelled(wl))
+        rc = calibrate_loop(wl, &so, n, err, errlen);
+    if (rc == VC_OK && va_wl_cancelled(wl)) {
         rc = VC_ERR_CANCELLED;
         snprintf(err, errlen, "calibrate: cancelled");
     }

@@ -655,6 +655,22 @@ static void calibrate_measures_the_floor(void **state)
     assert_int_equal(count_op(&k, "calibrate-timer", NULL), 4);
     assert_int_equal(count_op(&k, "calibrate-request", "s3-head"), 50);
     assert_int_equal(count_op(&k, "calibrate-request", "http-get"), 50);
+    assert_int_equal(count_op(&k, "calibrate-request", "s3-get-loop"), 50);
+    int seen_run[50] = {0}, seen_worker[8] = {0};
+    for (size_t i = 0; i < k.n; i++) {
+        const vc_sample_t *x = &k.v[i];
+        if (strcmp(x->label, "s3-get-loop") != 0)
+            continue;
+        assert_true(x->run >= 0 && x->run < 50 && x->worker >= 0 && x->worker < 8);
+        seen_run[x->run]++;
+        seen_worker[x->worker]++;
+        assert_true(x->cpu_user_us >= 0 && x->cpu_sys_us >= 0);
+        assert_true(x->ttfb_us >= 0 && x->ttfb_us * 1000 <= x->duration_ns);
+    }
+    for (int r = 0; r < 50; r++)
+        assert_int_equal(seen_run[r], 1);
+    for (int w = 0; w < 8; w++)
+        assert_true(seen_worker[w] > 0); /* all eight connections carried requests */
     const vc_sample_t *res = find_op(&k, "calibrate-timer", "getres");
     const vc_sample_t *cost = find_op(&k, "calibrate-timer", "now-cost");
     assert_non_null(res);
