@@ -3,9 +3,11 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "va_drive.h"
 #include "va_http.h"
 #include "va_nullsrv.h"
 #include "va_s3.h"
@@ -71,79 +73,86 @@ static void calibrate_timer(va_wl_t *wl)
 
 typedef struct {
     va_wl_t *wl;
-    va_http_loop_t *loop;
     const va_s3_obj_t *o;
+    va_s3_t *s3[LOOP_CONNS];
+    vc_sample_t smp[LOOP_CONNS];
     int64_t next, n;
 } loopcal_t;
 
-/* Starts the next request on connection c (client s3, record smp); a
- * request that cannot start is emitted as failed and the next one tried. */
-static void loop_next(loopcal_t *l, va_s3_t *s3, vc_sample_t *smp, int c)
+static void loop_emit_failed(loopcal_t *l, int c)
 {
-    while (l->next < l->n && !va_wl_cancelled(l->wl)) {
+    VC_SAMPLE_SET(&l->smp[c], op, "calibrate-request");
+    if (l->smp[c].err_class == VC_EC_NONE) {
+        l->smp[c].err_class = VC_EC_OTHER;
+        VC_SAMPLE_SET(&l->smp[c], err_msg, "the request could not run (request loop failure)");
+    }
+    va_wl_emit(l->wl, &l->smp[c], 0);
+}
+
+/* va_drive: begins connection c's next GET; NULL when all n are started. */
+static va_http_t *loop_next(void *ud, int c)
+{
+    loopcal_t *l = ud;
+    while (l->next < l->n) {
+        vc_sample_t *smp = &l->smp[c];
         vc_sample_init(smp);
         VC_SAMPLE_SET(smp, label, "s3-get-loop");
         smp->run = (int32_t)l->next++;
         smp->worker = c;
-        if (va_s3_begin(s3, l->o, smp) == VC_OK &&
-            va_http_loop_add(l->loop, va_s3_http(s3)) == VC_OK)
-            return;
-        VC_SAMPLE_SET(smp, op, "calibrate-request");
-        if (smp->err_class == VC_EC_NONE)
-            smp->err_class = VC_EC_OTHER;
-        va_wl_emit(l->wl, smp, 0);
+        if (va_s3_begin(l->s3[c], l->o, smp) == VC_OK)
+            return va_s3_http(l->s3[c]);
+        loop_emit_failed(l, c);
+    }
+    return NULL;
+}
+
+/* va_drive: connection c's GET ended. */
+static void loop_end(void *ud, int c, va_drive_end_t how)
+{
+    loopcal_t *l = ud;
+    va_s3_end(l->s3[c]);
+    if (how == VA_DRIVE_DROPPED) {
+        vc_sample_clear(&l->smp[c]);
+    } else if (how == VA_DRIVE_FAILED) {
+        loop_emit_failed(l, c);
+    } else {
+        VC_SAMPLE_SET(&l->smp[c], op, "calibrate-request");
+        va_wl_emit(l->wl, &l->smp[c], 0);
     }
 }
 
-/* n signed S3 GETs through one va_http_loop on LOOP_CONNS connections, as
+static int loop_cancelled(void *ud) { return va_wl_cancelled(((loopcal_t *)ud)->wl); }
+
+/* n signed S3 GETs on LOOP_CONNS connections driven by one loop thread, as
  * the ops workload runs them: each a calibrate-request "s3-get-loop" sample
  * whose duration includes waiting for the thread while it serves the other
  * connections, and whose CPU is the loop thread's per request. */
 static vc_status_t calibrate_loop(va_wl_t *wl, const va_s3_opts_t *so, int64_t n, char *err,
                                   size_t errlen)
 {
-    va_s3_t *s3[LOOP_CONNS] = {0};
-    vc_sample_t smp[LOOP_CONNS];
-    int idx[LOOP_CONNS];
-    va_http_t *done[LOOP_CONNS];
     char serr[256];
     vc_status_t rc = VC_OK;
     va_s3_obj_t o = {.op = VA_S3_GET, .bucket = "calibrate", .key = "null"};
-    loopcal_t l = {.wl = wl, .loop = va_http_loop_new(), .o = &o, .n = n};
-    if (!l.loop) {
+    loopcal_t *l = calloc(1, sizeof *l);
+    if (!l) {
         snprintf(err, errlen, "calibrate: out of memory");
         return VC_ERR_NOMEM;
     }
-    for (int c = 0; c < LOOP_CONNS; c++) {
-        idx[c] = c;
-        if (!(s3[c] = va_s3_new(so, serr, sizeof serr))) {
+    *l = (loopcal_t){.wl = wl, .o = &o, .n = n};
+    for (int c = 0; c < LOOP_CONNS; c++)
+        if (!(l->s3[c] = va_s3_new(so, serr, sizeof serr))) {
             rc = VC_ERR_NOMEM;
             snprintf(err, errlen, "calibrate: cannot make the clients: %s", serr);
             goto done;
         }
-        va_http_set_owner(va_s3_http(s3[c]), &idx[c]);
-    }
-    for (int c = 0; c < LOOP_CONNS; c++)
-        loop_next(&l, s3[c], &smp[c], c);
-    while (va_http_loop_active(l.loop) > 0 && !va_wl_cancelled(wl)) {
-        int k = va_http_loop_run(l.loop, 200, done, LOOP_CONNS);
-        if (k < 0) {
-            rc = VC_ERR_INTERNAL;
-            snprintf(err, errlen, "calibrate: the request loop failed");
-            break;
-        }
-        for (int i = 0; i < k; i++) {
-            int c = *(int *)va_http_owner(done[i]);
-            va_s3_end(s3[c]);
-            VC_SAMPLE_SET(&smp[c], op, "calibrate-request");
-            va_wl_emit(wl, &smp[c], 0);
-            loop_next(&l, s3[c], &smp[c], c);
-        }
-    }
+    va_drive_t d = {.nworkers = LOOP_CONNS, .max_threads = 1, .next = loop_next,
+                    .end = loop_end, .cancelled = loop_cancelled, .ud = l};
+    if ((rc = va_drive_run(&d)) != VC_OK)
+        snprintf(err, errlen, "calibrate: the request loop failed (see the agent's log)");
 done:
-    va_http_loop_destroy(&l.loop); /* after a cancel: drops what is in flight */
     for (int c = 0; c < LOOP_CONNS; c++)
-        va_s3_destroy(&s3[c]);
+        va_s3_destroy(&l->s3[c]);
+    free(l);
     return rc;
 }
 

@@ -4,13 +4,12 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "va_http.h"
+#include "va_drive.h"
 #include "va_target.h"
 #include "va_wl.h"
 #include "vc_log.h"
@@ -41,9 +40,10 @@ typedef struct {
     int nops;            /* operations per iteration of the block: 1, or all (interleave) */
     const vc_op_t *ops;  /* the block's operations */
     atomic_int next;     /* next iteration of the block */
+    struct worker_t *ws; /* the workers */
 } ops_t;
 
-typedef struct {
+typedef struct worker_t {
     ops_t *o;
     int index;
     va_target_t *client;
@@ -54,7 +54,6 @@ typedef struct {
     char key[KEY_LEN];
     vc_sample_t s;
     FILE *f;             /* the download file of a get */
-    int busy;            /* a request is in flight */
 } worker_t;
 
 /* ---- the workers' requests, driven by loop threads ----
@@ -91,19 +90,17 @@ static void ev_finish(worker_t *w, vc_op_t op)
     w->k++;
 }
 
-/* Starts the worker's next operation in loop. Returns 1 when one is in
- * flight, 0 when the worker has nothing left (or the job was cancelled). */
-static int ev_start(worker_t *w, va_http_loop_t *loop)
+/* va_drive: begins worker wi's next operation; NULL when it has nothing left. */
+static va_http_t *ev_next(void *ud, int wi)
 {
-    ops_t *o = w->o;
+    ops_t *o = ud;
+    worker_t *w = &o->ws[wi];
     for (;;) {
-        if (va_wl_cancelled(o->wl))
-            return 0;
         if (w->iter < 0 || w->k >= o->nops) {
             int i = atomic_fetch_add(&o->next, 1);
             if (i >= o->job->iterations) {
                 w->iter = -1;
-                return 0;
+                return NULL;
             }
             w->iter = o->job->run_first + i;
             w->k = 0;
@@ -136,125 +133,34 @@ static int ev_start(worker_t *w, va_http_loop_t *loop)
             ev_finish(w, op); /* the sample says why */
             continue;
         }
-        if (va_http_loop_add(loop, va_target_http(w->client)) != VC_OK) {
-            local_error(w, op, "OutOfMemory", "cannot start the request (out of memory)");
-            va_target_end(w->client); /* never sent: releases what begin opened */
-            ev_finish(w, op);
-            continue;
-        }
-        w->busy = 1;
-        return 1;
+        return va_target_http(w->client);
     }
 }
 
-typedef struct {
-    worker_t *ws;
-    int first, count; /* the workers this thread drives */
-} ev_part_t;
-
-/* Runs one block for a part of the workers on this thread. */
-static void *ev_work(void *arg)
+/* va_drive: worker wi's request ended. */
+static void ev_end(void *ud, int wi, va_drive_end_t how)
 {
-    ev_part_t *p = arg;
-    ops_t *o = p->ws[p->first].o;
-    va_http_loop_t *loop = va_http_loop_new();
-    va_http_t **done = calloc((size_t)p->count, sizeof *done);
-    if (!loop || !done) {
-        vc_error(COMP, "out of memory for the request loop: %d workers idle", p->count);
-        va_http_loop_destroy(&loop);
-        free(done);
-        return NULL;
-    }
-    for (int i = p->first; i < p->first + p->count; i++) {
-        worker_t *w = &p->ws[i];
-        w->iter = -1;
-        w->k = 0;
-        va_http_set_owner(va_target_http(w->client), w);
-        ev_start(w, loop);
-    }
-    int failed = 0;
-    while (va_http_loop_active(loop) > 0 && !va_wl_cancelled(o->wl)) {
-        int n = va_http_loop_run(loop, 200, done, p->count);
-        if (n < 0) {
-            failed = 1; /* logged; the requests in flight are abandoned below */
-            break;
+    ops_t *o = ud;
+    worker_t *w = &o->ws[wi];
+    vc_op_t op = o->ops[w->k];
+    va_target_end(w->client); /* also releases what begin opened when it never ran */
+    if (how == VA_DRIVE_COMPLETED) {
+        ev_finish(w, op);
+    } else if (how == VA_DRIVE_FAILED) {
+        local_error(w, op, "Internal", "the request could not run (request loop failure)");
+        ev_finish(w, op);
+    } else {
+        /* cancelled in flight: it measured nothing and is not recorded */
+        if (w->f) {
+            fclose(w->f);
+            w->f = NULL;
+            unlink(w->tmp);
         }
-        for (int i = 0; i < n; i++) {
-            worker_t *w = va_http_owner(done[i]);
-            w->busy = 0;
-            va_target_end(w->client);
-            ev_finish(w, o->ops[w->k]);
-            ev_start(w, loop);
-        }
+        vc_sample_clear(&w->s);
     }
-    if (va_http_loop_active(loop) > 0) {
-        /* Cancelled, or the loop failed: what is still in flight never
-         * completes. A cancelled request measured nothing and is dropped (a
-         * cancel does not wait for a stalled server's timeout); after a
-         * failure each becomes an error sample. */
-        va_http_loop_destroy(&loop);
-        for (int i = p->first; i < p->first + p->count; i++) {
-            worker_t *w = &p->ws[i];
-            if (!w->busy)
-                continue;
-            w->busy = 0;
-            vc_op_t op = o->ops[w->k];
-            va_target_end(w->client); /* releases what begin opened */
-            if (failed) {
-                local_error(w, op, "Internal", "the request loop failed; request abandoned");
-                ev_finish(w, op);
-                continue;
-            }
-            if (w->f) {
-                fclose(w->f);
-                w->f = NULL;
-                unlink(w->tmp);
-            }
-            vc_sample_clear(&w->s);
-        }
-    }
-    va_http_loop_destroy(&loop);
-    free(done);
-    return NULL;
 }
 
-/* CPUs this process may run on: the loop threads to use. */
-static int usable_cpus(void)
-{
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
-        return CPU_COUNT(&set);
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
-}
-
-/* One block over all workers: one loop thread per usable CPU (at most one
- * per worker), the workers shared out among them. */
-static void ev_block(worker_t *ws, int nw)
-{
-    int nt = usable_cpus();
-    if (nt > nw)
-        nt = nw;
-    if (nt > 64)
-        nt = 64;
-    ev_part_t part[64];
-    pthread_t th[64];
-    int ok[64] = {0};
-    for (int t = 0; t < nt; t++) {
-        part[t].ws = ws;
-        part[t].first = nw * t / nt;
-        part[t].count = nw * (t + 1) / nt - part[t].first;
-    }
-    for (int t = 1; t < nt; t++)
-        ok[t] = pthread_create(&th[t], NULL, ev_work, &part[t]) == 0;
-    ev_work(&part[0]);
-    for (int t = 1; t < nt; t++) {
-        if (ok[t])
-            pthread_join(th[t], NULL);
-        else
-            ev_work(&part[t]); /* no thread: its workers run here, after */
-    }
-}
+static int ev_cancelled(void *ud) { return va_wl_cancelled(((ops_t *)ud)->wl); }
 
 static int has_get(const vc_job_t *job)
 {
@@ -317,6 +223,7 @@ vc_status_t va_wl_ops(const vc_job_t *job, const va_workload_env_t *env, char *e
     ops_t o = {.job = job, .env = env, .size = job->object_size};
     int nw = job->workers < job->iterations ? job->workers : job->iterations;
     worker_t *ws = calloc((size_t)nw, sizeof *ws);
+    o.ws = ws;
     char *zeros = NULL;
     va_target_opts_t to = {.timeout_ms = job->timeout_ms};
     if (!ws) {
@@ -378,7 +285,16 @@ vc_status_t va_wl_ops(const vc_job_t *job, const va_workload_env_t *env, char *e
         o.ops = job->interleave ? job->ops : &job->ops[b];
         o.nops = job->interleave ? job->nops : 1;
         atomic_store(&o.next, 0);
-        ev_block(ws, nw);
+        for (int i = 0; i < nw; i++) {
+            ws[i].iter = -1;
+            ws[i].k = 0;
+        }
+        va_drive_t d = {.nworkers = nw, .next = ev_next, .end = ev_end,
+                        .cancelled = ev_cancelled, .ud = &o};
+        if (va_drive_run(&d) != VC_OK && rc == VC_OK) {
+            rc = VC_ERR_INTERNAL;
+            snprintf(err, errlen, "ops: the request loop failed (see the agent's log)");
+        }
     }
     va_wl_progress(o.wl, 1);
     if (va_wl_cancelled(o.wl)) {
