@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "va_drive.h"
 #include "va_target.h"
 #include "va_wl.h"
 #include "vc_log.h"
@@ -105,60 +106,93 @@ typedef struct {
     int fail_limit;
     pthread_mutex_t mu;
     char first_err[512];      /* the error that stopped the run */
+    struct worker_t *ws;
 } pop_t;
 
-typedef struct {
+typedef struct worker_t {
     pop_t *pop;
     int index;
     va_target_t *client;
     uint64_t rng;
+    char name[NAME_MAX_LEN]; /* the object being written */
+    vc_sample_t s;
 } worker_t;
 
-static void *work(void *arg)
+/* Counts a PUT's outcome against the failure streak and emits its sample. */
+static void put_done(pop_t *p, worker_t *w, vc_status_t rc)
 {
-    worker_t *w = arg;
-    pop_t *p = w->pop;
+    if (rc == VC_OK) {
+        atomic_store(&p->consecutive, 0);
+    } else if (atomic_fetch_add(&p->consecutive, 1) + 1 >= p->fail_limit) {
+        pthread_mutex_lock(&p->mu);
+        if (!atomic_load(&p->stop)) {
+            snprintf(p->first_err, sizeof p->first_err, "%s", va_target_error(w->client));
+            atomic_store(&p->stop, 1);
+        }
+        pthread_mutex_unlock(&p->mu);
+    }
+    va_wl_emit(p->wl, &w->s, 0);
+}
+
+/* va_drive: begins worker wi's next PUT; NULL when there is nothing left. */
+static va_http_t *pop_next(void *ud, int wi)
+{
+    pop_t *p = ud;
+    worker_t *w = &p->ws[wi];
     const vc_job_t *job = p->job;
-    char name[NAME_MAX_LEN];
-    vc_sample_t s;
-    vc_sample_init(&s);
     for (;;) {
-        if (va_wl_cancelled(p->wl) || atomic_load(&p->stop))
-            break;
+        if (atomic_load(&p->stop))
+            return NULL;
         int64_t k = atomic_fetch_add(&p->next, 1);
         if (p->plan->sequential) {
             /* walk the indices, writing the ones the listing did not show */
             if (k >= p->plan->wanted)
-                break;
+                return NULL;
             if (va_wl_plan_has(p->plan, k))
                 continue;
         } else if (k >= p->plan->to_add) {
-            break;
+            return NULL;
         }
-        int64_t index = k;
-        if (va_wl_populate_name(name, sizeof name, job->prefix, p->plan->sequential, index,
+        if (va_wl_populate_name(w->name, sizeof w->name, job->prefix, p->plan->sequential, k,
                                 &w->rng) != VC_OK)
-            break; /* checked before the run: cannot happen */
-        vc_sample_init(&s);
-        VC_SAMPLE_SET(&s, label, job->prefix);
-        s.scale = job->object_size;
-        s.run = (int32_t)(k > INT32_MAX ? INT32_MAX : k);
-        s.worker = w->index;
-        vc_status_t rc = va_target_put(w->client, name, p->data, (size_t)job->object_size, &s);
-        if (rc == VC_OK) {
-            atomic_store(&p->consecutive, 0);
-        } else if (atomic_fetch_add(&p->consecutive, 1) + 1 >= p->fail_limit) {
-            pthread_mutex_lock(&p->mu);
-            if (!atomic_load(&p->stop)) {
-                snprintf(p->first_err, sizeof p->first_err, "%s", va_target_error(w->client));
-                atomic_store(&p->stop, 1);
-            }
-            pthread_mutex_unlock(&p->mu);
-        }
-        va_wl_emit(p->wl, &s, 0);
+            return NULL; /* checked before the run: cannot happen */
+        vc_sample_init(&w->s);
+        VC_SAMPLE_SET(&w->s, label, job->prefix);
+        w->s.scale = job->object_size;
+        w->s.run = (int32_t)(k > INT32_MAX ? INT32_MAX : k);
+        w->s.worker = w->index;
+        va_target_obj_t o = {.op = VC_OP_PUT, .key = w->name, .data = p->data,
+                             .len = (size_t)job->object_size};
+        vc_status_t rc = va_target_begin(w->client, &o, &w->s);
+        if (rc == VC_OK)
+            return va_target_http(w->client);
+        put_done(p, w, rc); /* failed before it was sent: the sample says why */
     }
-    vc_sample_clear(&s);
-    return NULL;
+}
+
+/* va_drive: worker wi's PUT ended. */
+static void pop_end(void *ud, int wi, va_drive_end_t how)
+{
+    pop_t *p = ud;
+    worker_t *w = &p->ws[wi];
+    vc_status_t rc = va_target_end(w->client);
+    if (how == VA_DRIVE_DROPPED) {
+        vc_sample_clear(&w->s); /* cancelled in flight: nothing measured */
+        return;
+    }
+    if (how == VA_DRIVE_FAILED) {
+        rc = VC_ERR_INTERNAL;
+        w->s.err_class = VC_EC_OTHER;
+        VC_SAMPLE_SET(&w->s, err_code, "Internal");
+        VC_SAMPLE_SET(&w->s, err_msg, "the request could not run (request loop failure)");
+    }
+    put_done(p, w, rc);
+}
+
+static int pop_cancelled(void *ud)
+{
+    pop_t *p = ud;
+    return va_wl_cancelled(p->wl) || atomic_load(&p->stop);
 }
 
 static int see_key(void *ud, const char *key)
@@ -203,9 +237,8 @@ vc_status_t va_wl_populate(const vc_job_t *job, const va_workload_env_t *env, ch
     va_wl_plan_t plan;
     pop_t p = {.job = job};
     worker_t *ws = NULL;
-    pthread_t *th = NULL;
     char *data = NULL;
-    int nw = job->workers, started = 0;
+    int nw = job->workers;
     va_wl_t *wl = NULL;
     pthread_mutex_init(&p.mu, NULL);
     if ((rc = va_wl_plan_init(&plan, job->count, job->sequential_names)) != VC_OK) {
@@ -214,10 +247,9 @@ vc_status_t va_wl_populate(const vc_job_t *job, const va_workload_env_t *env, ch
         return rc;
     }
     ws = calloc((size_t)nw, sizeof *ws);
-    th = calloc((size_t)nw, sizeof *th);
     data = malloc(job->object_size > 0 ? (size_t)job->object_size : 1);
     wl = va_wl_new(job, env, "populate", 1);
-    if (!ws || !th || !data || !wl) {
+    if (!ws || !data || !wl) {
         rc = VC_ERR_NOMEM;
         snprintf(err, errlen, "populate: out of memory");
         goto done;
@@ -270,16 +302,14 @@ vc_status_t va_wl_populate(const vc_job_t *job, const va_workload_env_t *env, ch
     va_wl_progress(wl, 1);
     if (nw > plan.to_add)
         nw = plan.to_add > 0 ? (int)plan.to_add : 0;
-    for (; started < nw; started++)
-        if (pthread_create(&th[started], NULL, work, &ws[started]) != 0)
-            break;
-    if (nw && !started) {
+    p.ws = ws;
+    va_drive_t d = {.nworkers = nw, .next = pop_next, .end = pop_end,
+                    .cancelled = pop_cancelled, .ud = &p};
+    if (nw > 0 && va_drive_run(&d) != VC_OK) {
         rc = VC_ERR_INTERNAL;
-        snprintf(err, errlen, "populate: cannot start a worker thread");
+        snprintf(err, errlen, "populate: the request loop failed (see the agent's log)");
         goto done;
     }
-    for (int i = 0; i < started; i++)
-        pthread_join(th[i], NULL);
     va_wl_progress(wl, 1);
     if (atomic_load(&p.stop)) {
         rc = VC_ERR_SERVER;
@@ -298,7 +328,6 @@ done:
     va_wl_plan_clear(&plan);
     pthread_mutex_destroy(&p.mu);
     free(ws);
-    free(th);
     free(data);
     return rc;
 }

@@ -1,7 +1,7 @@
 /* va_wl_populate: what aisloader does for the listing benchmark: make a
  * prefix hold job->count objects of job->object_size bytes, written by
  * job->workers parallel workers (16 by default), each on its own keep-alive
- * connection, against an S3 target directly or an AIS target (PUTs through
+ * connection (their PUTs driven by va_drive's loop threads), against an S3 target directly or an AIS target (PUTs through
  * the proxy's redirects, skip_vc as aisloader).
  * Names are PREFIX + 32 random letters [A-Za-z] like aisloader, or
  * PREFIX + a 10-digit index (0000000000, 0000000001, ...) when
