@@ -287,7 +287,8 @@ static vc_status_t ais_end(va_ais_t *a)
     vc_sample_t *s = a->cur_s;
     int fill = a->cur_fill;
     va_http_resp_t *r = &a->resp;
-    vc_status_t rc = va_http_result(a->http);    if (s && fill)
+    vc_status_t rc = va_http_result(a->http);
+    if (s && fill)
         va_http_fill_sample(r, s);
     if (rc) {
         if (rc == VC_ERR_PROTO)
@@ -874,74 +875,6 @@ static vc_status_t obj_begin(va_ais_t *self, const char *op, const char *verb,
     return ais_begin(self, c, what, s, 1);
 }
 
-static vc_status_t obj_call(va_ais_t *self, const char *op, const char *verb,
-                            const va_ais_bck_t *bck, const char *key, call_t *c, vc_sample_t *s)
-{
-    vc_status_t rc = obj_begin(self, op, verb, bck, key, c, s);
-    if (rc)
-        return rc;
-    va_http_perform(self->http);
-    return ais_end(self);
-}
-
-vc_status_t va_ais_put(va_ais_t *self, const va_ais_bck_t *bck, const char *key,
-                       const void *data, size_t len, vc_sample_t *s)
-{
-    static const char empty[1];
-    call_t c = {.method = "PUT", .data = data ? data : empty, .len = data ? len : 0,
-                .sink = VA_SINK_MEMORY};
-    return obj_call(self, "put", "PUT", bck, key, &c, s);
-}
-
-vc_status_t va_ais_put_file(va_ais_t *self, const va_ais_bck_t *bck, const char *key, FILE *f,
-                            int64_t len, vc_sample_t *s)
-{
-    if (fseeko(f, 0, SEEK_SET) != 0) {
-        sample_begin(s, "put");
-        set_err(self, "PUT %s: the file to upload cannot be rewound", key);
-        sample_error(s, VC_EC_OTHER, "FileNotSeekable", self->err);
-        return VC_ERR_IO;
-    }
-    call_t c = {.method = "PUT", .file = f, .flen = len, .sink = VA_SINK_MEMORY};
-    return obj_call(self, "put", "PUT", bck, key, &c, s);
-}
-
-vc_status_t va_ais_get(va_ais_t *self, const va_ais_bck_t *bck, const char *key, FILE *to,
-                       int64_t *nbytes, vc_sample_t *s)
-{
-    call_t c = {.method = "GET", .sink = to ? VA_SINK_FILE : VA_SINK_DISCARD, .sink_file = to};
-    vc_status_t rc = obj_begin(self, "get", "GET", bck, key, &c, s);
-    if (rc == VC_OK) {
-        self->cur_out = to;
-        va_http_perform(self->http);
-        rc = ais_end(self);
-    }
-    if (nbytes)
-        *nbytes = rc ? -1 : self->resp.bytes_recv;
-    return rc;
-}
-
-vc_status_t va_ais_head(va_ais_t *self, const va_ais_bck_t *bck, const char *key, int64_t *size,
-                        vc_sample_t *s)
-{
-    call_t c = {.method = "HEAD", .sink = VA_SINK_MEMORY};
-    vc_status_t rc = obj_call(self, "head", "HEAD", bck, key, &c, s);
-    if (size) {
-        const char *cl = rc ? NULL : va_http_resp_header(&self->resp, "Content-Length");
-        char *end = NULL;
-        long long v = cl ? strtoll(cl, &end, 10) : -1;
-        *size = cl && end != cl && !*end && v >= 0 ? v : -1;
-    }
-    return rc;
-}
-
-vc_status_t va_ais_delete(va_ais_t *self, const va_ais_bck_t *bck, const char *key,
-                          vc_sample_t *s)
-{
-    call_t c = {.method = "DELETE", .sink = VA_SINK_MEMORY};
-    return obj_call(self, "delete", "DELETE", bck, key, &c, s);
-}
-
 vc_status_t va_ais_begin(va_ais_t *self, const va_ais_bck_t *bck, const va_ais_obj_t *o,
                          vc_sample_t *s)
 {
@@ -986,6 +919,62 @@ vc_status_t va_ais_begin(va_ais_t *self, const va_ais_bck_t *bck, const va_ais_o
     if (rc == VC_OK && o->op == VA_AIS_GET)
         self->cur_out = o->out;
     return rc;
+}
+
+/* An object operation performed on this thread. */
+static vc_status_t obj_sync(va_ais_t *self, const va_ais_bck_t *bck, const va_ais_obj_t *o,
+                            vc_sample_t *s)
+{
+    vc_status_t rc = va_ais_begin(self, bck, o, s);
+    if (rc)
+        return rc;
+    va_http_perform(self->http);
+    return ais_end(self);
+}
+
+vc_status_t va_ais_put(va_ais_t *self, const va_ais_bck_t *bck, const char *key,
+                       const void *data, size_t len, vc_sample_t *s)
+{
+    va_ais_obj_t o = {.op = VA_AIS_PUT, .key = key, .data = data, .len = len};
+    return obj_sync(self, bck, &o, s);
+}
+
+vc_status_t va_ais_put_file(va_ais_t *self, const va_ais_bck_t *bck, const char *key, FILE *f,
+                            int64_t len, vc_sample_t *s)
+{
+    va_ais_obj_t o = {.op = VA_AIS_PUT, .key = key, .file = f, .file_len = len};
+    return obj_sync(self, bck, &o, s);
+}
+
+vc_status_t va_ais_get(va_ais_t *self, const va_ais_bck_t *bck, const char *key, FILE *to,
+                       int64_t *nbytes, vc_sample_t *s)
+{
+    va_ais_obj_t o = {.op = VA_AIS_GET, .key = key, .out = to};
+    vc_status_t rc = obj_sync(self, bck, &o, s);
+    if (nbytes)
+        *nbytes = rc ? -1 : self->resp.bytes_recv;
+    return rc;
+}
+
+vc_status_t va_ais_head(va_ais_t *self, const va_ais_bck_t *bck, const char *key, int64_t *size,
+                        vc_sample_t *s)
+{
+    va_ais_obj_t o = {.op = VA_AIS_HEAD, .key = key};
+    vc_status_t rc = obj_sync(self, bck, &o, s);
+    if (size) {
+        const char *cl = rc ? NULL : va_http_resp_header(&self->resp, "Content-Length");
+        char *end = NULL;
+        long long v = cl ? strtoll(cl, &end, 10) : -1;
+        *size = cl && end != cl && !*end && v >= 0 ? v : -1;
+    }
+    return rc;
+}
+
+vc_status_t va_ais_delete(va_ais_t *self, const va_ais_bck_t *bck, const char *key,
+                          vc_sample_t *s)
+{
+    va_ais_obj_t o = {.op = VA_AIS_DELETE, .key = key};
+    return obj_sync(self, bck, &o, s);
 }
 
 vc_status_t va_ais_end(va_ais_t *self) { return ais_end(self); }

@@ -28,6 +28,7 @@
 #include "va_ais_lso.h"
 #include "va_ais_nbi.h"
 #include "va_ais_smap.h"
+#include "va_http.h"
 #include "vc_sample.h"
 #include "vc_status.h"
 
@@ -159,8 +160,7 @@ typedef struct {
 vc_status_t va_ais_begin(va_ais_t *self, const va_ais_bck_t *bck, const va_ais_obj_t *o,
                          vc_sample_t *s);
 vc_status_t va_ais_end(va_ais_t *self);
-struct va_http_t;
-struct va_http_t *va_ais_http(va_ais_t *self);
+va_http_t *va_ais_http(va_ais_t *self);
 
 vc_status_t va_ais_put(va_ais_t *self, const va_ais_bck_t *bck, const char *key,
                        const void *data, size_t len, vc_sample_t *s); /* op "put" */

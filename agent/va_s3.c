@@ -70,8 +70,6 @@ struct va_s3_t {
     const char *headers[8];
     va_http_req_t hreq;
     va_http_resp_t resp;
-    sink_mode_t sink;
-    FILE *out;
     vc_status_t body_rc;
     char body_err[256];
     char *errbody;
@@ -256,7 +254,6 @@ static int valid_bucket(const char *b, int virtual_hosted)
     return !virtual_hosted || (n >= 3 && n <= 63);
 }
 
-
 /* Builds URL, Host and canonical URI for bucket[/key] with query q. */
 static vc_status_t make_target(va_s3_t *self, const char *bucket, const char *key,
                                const va_sigv4_kv_t *q, size_t nq, target_t *t)
@@ -340,7 +337,7 @@ static int on_body(void *ud, long status, const char *data, size_t len)
         self->errlen += n;
         return 0;
     }
-    switch (self->sink) {
+    switch (self->cur.sink) {
     case SINK_LIST:
         if ((self->body_rc = va_s3xml_list_feed(self->xml, data, len)) != VC_OK) {
             snprintf(self->body_err, sizeof self->body_err, "%s", va_s3xml_list_error(self->xml));
@@ -348,7 +345,7 @@ static int on_body(void *ud, long status, const char *data, size_t len)
         }
         return 0;
     case SINK_FILE:
-        if (fwrite(data, 1, len, self->out) != len) {
+        if (fwrite(data, 1, len, self->cur.out) != len) {
             self->body_rc = VC_ERR_IO;
             snprintf(self->body_err, sizeof self->body_err, "writing the object locally: %s",
                      strerror(errno));
@@ -361,7 +358,6 @@ static int on_body(void *ud, long status, const char *data, size_t len)
 }
 
 /* ---- one request ---- */
-
 
 static const char *code_for_status(long status)
 {
@@ -421,12 +417,8 @@ static void where(const va_s3_t *self, const s3req_t *r, int with_host, char *ou
              with_host ? self->connect_hp : "");
 }
 
-/* Starts one signed request: the sample's op and start, the URL, the
- * signature, and the HTTP request begun on self->http (not yet sent). On a
- * local failure (bad name, out of memory) the sample is complete with the
- * error and nothing is in flight. r and what it points to (except
- * payload_hash, used here only) must stay valid until s3_end. */
-static vc_status_t s3_begin(va_s3_t *self, const s3req_t *r, vc_sample_t *s)
+/* The work of s3_begin, but for closing r->own_file on a failure. */
+static vc_status_t s3_start(va_s3_t *self, const s3req_t *r, vc_sample_t *s)
 {
     vc_status_t rc;
     char loc[600];
@@ -437,8 +429,6 @@ static vc_status_t s3_begin(va_s3_t *self, const s3req_t *r, vc_sample_t *s)
     self->errlen = 0;
     self->body_rc = VC_OK;
     self->body_err[0] = '\0';
-    self->sink = r->sink;
-    self->out = r->out;
     if (s) {
         VC_SAMPLE_SET(s, op, r->op);
         s->start_wall_ns = vc_wall_now();
@@ -502,6 +492,20 @@ static vc_status_t s3_begin(va_s3_t *self, const s3req_t *r, vc_sample_t *s)
                  loc, vc_strerror(rc));
         sample_error(s, VC_EC_OTHER, "OutOfMemory", self->last_error);
     }
+    return rc;
+}
+
+/* Starts one signed request: the sample's op and start, the URL, the
+ * signature, and the HTTP request begun on self->http (not yet sent). On a
+ * local failure (bad name, out of memory) the sample is complete with the
+ * error, r->own_file is closed and nothing is in flight. r and what it
+ * points to (except payload_hash, used here only) must stay valid until
+ * s3_end. */
+static vc_status_t s3_begin(va_s3_t *self, const s3req_t *r, vc_sample_t *s)
+{
+    vc_status_t rc = s3_start(self, r, s);
+    if (rc != VC_OK && r->own_file)
+        fclose(r->own_file);
     return rc;
 }
 
@@ -588,11 +592,8 @@ static vc_status_t s3_end(va_s3_t *self)
 static vc_status_t do_request(va_s3_t *self, const s3req_t *r, vc_sample_t *s)
 {
     vc_status_t rc = s3_begin(self, r, s);
-    if (rc != VC_OK) {
-        if (r->own_file)
-            fclose(r->own_file);
+    if (rc != VC_OK)
         return rc;
-    }
     va_http_perform(self->http);
     return s3_end(self);
 }
@@ -736,9 +737,7 @@ vc_status_t va_s3_begin(va_s3_t *self, const va_s3_obj_t *o, vc_sample_t *s)
     s3req_t r;
     char hash[VA_SIGV4_HEX_LEN + 1];
     vc_status_t rc = object_req(self, o, &r, hash, s);
-    if (rc == VC_OK && (rc = s3_begin(self, &r, s)) != VC_OK && r.own_file)
-        fclose(r.own_file);
-    return rc;
+    return rc != VC_OK ? rc : s3_begin(self, &r, s);
 }
 
 vc_status_t va_s3_end(va_s3_t *self) { return s3_end(self); }

@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "va_awscfg.h"
+#include "va_http.h"
 #include "va_s3xml.h"
 #include "vc_sample.h"
 #include "vc_status.h"
@@ -96,8 +97,7 @@ typedef struct {
 vc_status_t va_s3_begin(va_s3_t *self, const va_s3_obj_t *o, vc_sample_t *s);
 vc_status_t va_s3_end(va_s3_t *self);
 /* The client's connection (its owner pointer is free for the caller). */
-struct va_http_t;
-struct va_http_t *va_s3_http(va_s3_t *self);
+va_http_t *va_s3_http(va_s3_t *self);
 
 typedef struct {
     int64_t size;            /* Content-Length, -1 unknown */

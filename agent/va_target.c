@@ -175,13 +175,13 @@ vc_status_t va_target_put_file(va_target_t *self, const char *key, const char *p
     self->err[0] = '\0';
     if (!self->ais)
         return va_s3_put_file(self->s3, self->bucket, key, path, s);
-    int64_t len = 0;
-    FILE *f = open_upload(self, key, path, &len, s);
-    if (!f)
-        return VC_ERR_IO;
-    vc_status_t rc = va_ais_put_file(self->ais, &self->bck, key, f, len, s);
-    fclose(f);
-    return rc;
+    /* the same path as a loop's PUT, performed here */
+    va_target_obj_t o = {.op = VC_OP_PUT, .key = key, .path = path};
+    vc_status_t rc = va_target_begin(self, &o, s);
+    if (rc != VC_OK)
+        return rc;
+    va_http_perform(va_target_http(self));
+    return va_target_end(self);
 }
 
 vc_status_t va_target_get(va_target_t *self, const char *key, FILE *out, vc_sample_t *s)
@@ -250,7 +250,7 @@ vc_status_t va_target_end(va_target_t *self)
     return rc;
 }
 
-struct va_http_t *va_target_http(va_target_t *self)
+va_http_t *va_target_http(va_target_t *self)
 {
     return self->ais ? va_ais_http(self->ais) : va_s3_http(self->s3);
 }

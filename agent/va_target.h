@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "va_ais.h"
+#include "va_http.h"
 #include "va_s3.h"
 #include "vc_job.h"
 #include "vc_sample.h"
@@ -74,7 +75,7 @@ typedef struct {
 
 vc_status_t va_target_begin(va_target_t *self, const va_target_obj_t *o, vc_sample_t *s);
 vc_status_t va_target_end(va_target_t *self);
-struct va_http_t *va_target_http(va_target_t *self);
+va_http_t *va_target_http(va_target_t *self);
 
 /* Receives each listed key; non-zero stops the listing (VC_ERR_CANCELLED). */
 typedef int (*va_target_key_fn)(void *ud, const char *key);
